@@ -27,7 +27,13 @@ func TestRestartedNodeRefusesKeyCallsUntilCaughtUp(t *testing.T) {
 	leader := c.Leader()
 	lagging, other := c.Node(c.Others(leader)[0]), c.Node(c.Others(leader)[1])
 	lagging.Stop()
-	key, err := c.Admin[leader].CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
+	// Two nodes left: a missed heartbeat is an election. A retry may create a second key,
+	// which the lagging node must apply as well.
+	var key *idnodev1.CreateKeyResponse
+	_, err := e2etest.RetriedWrite(func(ctx context.Context) (err error) {
+		key, err = c.Admin[leader].CreateKey(ctx, &idnodev1.CreateKeyRequest{Role: "writer"})
+		return err
+	})
 	if err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}

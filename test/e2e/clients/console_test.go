@@ -182,7 +182,9 @@ func TestConsole(t *testing.T) {
 		}
 		return err
 	})
-	if rc, err := c.Admin[leader].CheckReplicas(e2etest.RPCCtx(t), &idnodev1.CheckReplicasRequest{}); err != nil || rc.GetMismatches() != 0 {
+	if rc, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ReplicaCheck, error) {
+		return c.Admin[leader].CheckReplicas(ctx, &idnodev1.CheckReplicasRequest{})
+	}); err != nil || rc.GetMismatches() != 0 {
 		t.Fatalf("CheckReplicas via %s: %v, %v", leader, rc, err)
 	}
 	leaderTab := headless.New(t)
@@ -291,7 +293,9 @@ func TestConsole(t *testing.T) {
 			t.Fatalf("NextHiLo(carts) via %s: %v", tag, err)
 		}
 	}
-	listed, err := c.Ids[via].ListHiLo(e2etest.RPCCtx(t), &idnodev1.ListHiLoRequest{Prefix: "carts"})
+	listed, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ListHiLoResponse, error) {
+		return c.Ids[via].ListHiLo(ctx, &idnodev1.ListHiLoRequest{Prefix: "carts"})
+	})
 	if err != nil || len(listed.GetTags()) != 1 || len(listed.GetTags()[0].GetPools()) != len(e2etest.ClusterTags) {
 		t.Fatalf("ListHiLo(carts) = %v, %v; want carts with a pool on each node", listed, err)
 	}

@@ -22,7 +22,9 @@ import (
 // membership is what Status says of every node, sorted: tag, id, addresses, voter.
 func membership(t *testing.T, c *e2etest.Cluster, via string) []string {
 	t.Helper()
-	st, err := c.Admin[via].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+		return c.Admin[via].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	})
 	if err != nil {
 		t.Fatalf("Status via %s: %v", via, err)
 	}
@@ -153,7 +155,10 @@ func TestClusterAddNodeComparesResolvedAddresses(t *testing.T) {
 		{Tag: "D", RaftAddress: respell(b.RaftAddr), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true},
 		{Tag: "E", RaftAddress: e2etest.FreeAddr(t), GrpcAddress: respell(b.GRPCAddr), NonVoter: true},
 	} {
-		_, err := c.Admin[leader].AddNode(e2etest.RPCCtx(t), req)
+		// The leader decides; through an election the refused add is asked again.
+		_, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.AddNodeResponse, error) {
+			return c.Admin[leader].AddNode(ctx, req)
+		})
 		if status.Code(err) != codes.AlreadyExists || !strings.Contains(status.Convert(err).Message(), "node "+b.Tag) {
 			t.Errorf("AddNode(raft %s, grpc %s) = %v; want ALREADY_EXISTS naming node %s", req.RaftAddress, req.GrpcAddress, err, b.Tag)
 		}

@@ -18,12 +18,18 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	leader := c.Leader()
 	victim := c.Others(leader)[0]
-	first, err := c.Ids[victim].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+	// Each call below is asked again through an election, as a client would (RemoveNode of a
+	// node removed already answers as the first did).
+	first, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+		return c.Ids[victim].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+	})
 	if err != nil {
 		t.Fatalf("first range via %s: %v", victim, err)
 	}
 	// The leader reserves a pool of its own above the victim's: where the victim's pool ends.
-	above, err := c.Ids[leader].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh()})
+	above, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+		return c.Ids[leader].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh()})
+	})
 	if err != nil {
 		t.Fatalf("a range via the leader %s: %v", leader, err)
 	}
@@ -31,7 +37,9 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	if poolHigh <= first.GetHigh() {
 		t.Fatalf("the victim's pool ends at %d, no further than its first range %d-%d: nothing to test", poolHigh, first.GetLow(), first.GetHigh())
 	}
-	if _, err := c.Admin[leader].RemoveNode(e2etest.RPCCtx(t), &idnodev1.RemoveNodeRequest{Tag: victim}); err != nil {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.RemoveNodeResponse, error) {
+		return c.Admin[leader].RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: victim})
+	}); err != nil {
 		t.Fatalf("RemoveNode %s: %v", victim, err)
 	}
 	last := first.GetHigh()

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -115,7 +116,9 @@ func TestNodeRestartedOnItsOwnDataDirPassesTheStartCheck(t *testing.T) {
 // member to agree.
 func checkReplicasVia(t *testing.T, c *e2etest.Cluster, tag string) *idnodev1.ReplicaCheck {
 	t.Helper()
-	rc, err := c.Admin[tag].CheckReplicas(e2etest.RPCCtx(t), &idnodev1.CheckReplicasRequest{})
+	rc, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ReplicaCheck, error) {
+		return c.Admin[tag].CheckReplicas(ctx, &idnodev1.CheckReplicasRequest{})
+	})
 	if err != nil {
 		t.Fatalf("CheckReplicas via %s: %v", tag, err)
 	}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,14 +22,18 @@ func TestPeersJSONRecovery(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	rec := history.New()
 	_, last := c.MustIdentity(rec, "orders", 25, "B")
-	if _, err := c.Ids["A"].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+		return c.Ids["A"].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "carts"})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	a := c.Node("A")
 	// A must hold every committed entry before the others go (docs/recovery.md: recover from the
 	// survivor with the highest index).
-	leader := c.Leader()
-	lst, err := c.Admin[leader].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	// The leader's commit index, asked again of whoever leads after an election.
+	lst, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+		return c.Admin[c.Leader()].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
