@@ -199,6 +199,7 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("docker-compose logs --tail %s (schedule %s):\n%s", chaosLogTail, sc.Name, d.logs())
+			t.Logf("leaderships, cleared log suffixes, snapshots installed and replica verdicts in the whole logs (schedule %s):\n%s", sc.Name, d.events())
 		}
 	})
 	t.Cleanup(func() { r.summary(sc.Name) })

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -426,6 +427,52 @@ func (d *chaosDocker) logs() string {
 		out += "\n(" + err.Error() + ")"
 	}
 	return out
+}
+
+// chaosEvents are the log messages that tell a schedule's story when it fails, whatever the
+// tail shows (a tail of 80 lines may be one node's repeated refusals): who led when, every
+// log suffix a follower cleared and snapshot it installed, and what the replica checks and
+// fences said. A member found differing is explained by these: which node led, and which
+// entries it lost, before its state went another way.
+var chaosEvents = []string{
+	`"entering leader state"`, `"clearing log suffix"`, `"discarding a log that conflicts with the installed snapshot"`,
+	`"Installed remote snapshot"`, `"failed to`, `"a replica's state digest differs"`, `"fenced a member whose state diverged`,
+	`"this node's state digest differs from the cluster's at start`,
+}
+
+// chaosEventLines bounds the event lines shown for a failed schedule.
+const chaosEventLines = 300
+
+// events is the chaosEvents lines of every node's whole log (eventLines).
+func (d *chaosDocker) events() string {
+	name, args := d.composeArgs("logs", "--no-color")
+	out, err := d.run(chaosCmdTimeout, name, args...)
+	events := eventLines(out)
+	if err != nil {
+		events += "\n(" + err.Error() + ")"
+	}
+	return events
+}
+
+// eventLines keeps the lines of logs that carry one of chaosEvents, in their order, at most
+// chaosEventLines of them, and says how many more there were.
+func eventLines(logs string) string {
+	var kept []string
+	more := 0
+	for line := range strings.Lines(logs) {
+		if !slices.ContainsFunc(chaosEvents, func(e string) bool { return strings.Contains(line, e) }) {
+			continue
+		}
+		if len(kept) == chaosEventLines {
+			more++
+			continue
+		}
+		kept = append(kept, strings.TrimSuffix(line, "\n"))
+	}
+	if more > 0 {
+		kept = append(kept, fmt.Sprintf("(%d more)", more))
+	}
+	return strings.Join(kept, "\n")
 }
 
 // chaosConns are the suite's gRPC clients of the cluster's published ports. They outlive the

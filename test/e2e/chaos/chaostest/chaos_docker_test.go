@@ -2,6 +2,7 @@ package chaostest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,5 +14,22 @@ func TestContainersByService(t *testing.T) {
 	got := containersByService(out)
 	if !slices.Equal(got["idnode-a"], []string{"aaa"}) || !slices.Equal(got["idnode-b"], []string{"bbb", "ddd"}) || len(got) != 2 {
 		t.Errorf("containersByService(%q) = %v", out, got)
+	}
+}
+
+// A failed schedule's events are the lines that say who led and what a node lost, from the
+// whole log, not its refusals; past chaosEventLines they are counted, not shown.
+func TestEventLines(t *testing.T) {
+	lead := `idnode-a_1  | {"level":"INFO","msg":"entering leader state","node":"A"}`
+	cleared := `idnode-b_1  | {"level":"WARN","msg":"clearing log suffix","from":844,"to":850}`
+	noise := `idnode-c_1  | {"level":"INFO","msg":"rejecting pre-vote request since we have a leader"}`
+	logs := lead + "\n" + noise + "\n" + noise + "\n" + cleared + "\n"
+	if got, want := eventLines(logs), lead+"\n"+cleared; got != want {
+		t.Errorf("eventLines = %q, want %q", got, want)
+	}
+	many := strings.Repeat(lead+"\n", chaosEventLines+2)
+	got := strings.Split(eventLines(many), "\n")
+	if len(got) != chaosEventLines+1 || got[chaosEventLines] != "(2 more)" {
+		t.Errorf("eventLines of %d events: %d lines ending %q, want %d ending \"(2 more)\"", chaosEventLines+2, len(got), got[len(got)-1], chaosEventLines+1)
 	}
 }
