@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -32,14 +33,11 @@ func TestCallRightAfterCreateWorksOnEveryNode(t *testing.T) {
 		dbs[round] = fmt.Sprintf("shop%d", round)
 		// An election on a busy machine refuses a call; one the cluster acted on before the
 		// refusal finds the database there when asked again.
-		err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(attempt int) error {
-			_, err := c.Admin[via].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: dbs[round]})
-			if attempt > 0 && status.Code(err) == codes.AlreadyExists {
-				return nil
-			}
+		retried, err := e2etest.RetriedWrite(func(ctx context.Context) error {
+			_, err := c.Admin[via].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: dbs[round]})
 			return err
 		})
-		if err != nil {
+		if err != nil && !(retried && status.Code(err) == codes.AlreadyExists) {
 			t.Fatalf("CreateDatabase %s via %s: %v", dbs[round], via, err)
 		}
 		onEveryNode(t, c, fmt.Sprintf("right after CreateDatabase %s via %s", dbs[round], via), func(tag string) error {
@@ -50,8 +48,8 @@ func TestCallRightAfterCreateWorksOnEveryNode(t *testing.T) {
 	for round, db := range dbs {
 		via := e2etest.ClusterTags[round%len(e2etest.ClusterTags)]
 		var key *idnodev1.CreateKeyResponse
-		err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) (err error) {
-			key, err = c.Admin[via].CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Database: db, Role: "writer"})
+		_, err := e2etest.RetriedWrite(func(ctx context.Context) (err error) {
+			key, err = c.Admin[via].CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: db, Role: "writer"})
 			return err
 		})
 		if err != nil {

@@ -18,17 +18,20 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	leader := c.Leader()
 	victim := c.Others(leader)[0]
-	// Each call below is asked again through an election, as a client would (RemoveNode of a
-	// node removed already answers as the first did).
+	// Each call below is asked again through an election, as a client would: the ranges with
+	// their request ids, so a retry gets the range the first attempt reserved; RemoveNode of a
+	// node removed already answers as the first did.
+	firstReq := &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: c.RequestID()}
 	first, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
-		return c.Ids[victim].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+		return c.Ids[victim].NextHiLo(ctx, firstReq)
 	})
 	if err != nil {
 		t.Fatalf("first range via %s: %v", victim, err)
 	}
 	// The leader reserves a pool of its own above the victim's: where the victim's pool ends.
+	aboveReq := &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh(), RequestId: c.RequestID()}
 	above, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
-		return c.Ids[leader].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh()})
+		return c.Ids[leader].NextHiLo(ctx, aboveReq)
 	})
 	if err != nil {
 		t.Fatalf("a range via the leader %s: %v", leader, err)

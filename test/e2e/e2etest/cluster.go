@@ -361,10 +361,7 @@ func WhileRetryable(budget time.Duration, call func(attempt int) error) error {
 // the same answer.
 func Retried[T any](call func(ctx context.Context) (T, error)) (T, error) {
 	var out T
-	err := WhileRetryable(LeaderTimeout, func(int) error {
-		ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
-		defer cancel()
-		var err error
+	_, err := RetriedWrite(func(ctx context.Context) (err error) {
 		out, err = call(ctx)
 		return err
 	})

@@ -22,9 +22,8 @@ func TestPeersJSONRecovery(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	rec := history.New()
 	_, last := c.MustIdentity(rec, "orders", 25, "B")
-	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
-		return c.Ids["A"].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "carts"})
-	}); err != nil {
+	carts := &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()}
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) { return c.Ids["A"].NextHiLo(ctx, carts) }); err != nil {
 		t.Fatal(err)
 	}
 	a := c.Node("A")
