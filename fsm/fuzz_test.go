@@ -32,9 +32,9 @@ const (
 // the replicas must answer alike, write byte-identical snapshots and have the same state
 // digest, a restore of the snapshot must write the same bytes again, a restore of the
 // snapshot sealed with its digest must pass its check and have the same digest at the same
-// index, and the restored replica must answer
-// the commands, applied once more, as the original does. No answer may break the rule that
-// keeps plain numeric IDs out of a database whose numeric IDs are opaque (opaqueNumericRule).
+// index, and the restored replica must answer the commands, applied once more, as the
+// original does, and end in the same state. No answer may break the rule that keeps plain
+// numeric IDs out of a database whose numeric IDs are opaque (opaqueNumericRule).
 func FuzzFSM(f *testing.F) {
 	f.Add([]byte{})
 	// The claim that wedged the FSM near the largest int64, as decodeCommands reads it: claim p/5
@@ -66,6 +66,12 @@ func FuzzFSM(f *testing.F) {
 		cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 1, 0})
 	// p opaque in the default database, the form of its value 2 claimed, then p| x3: 1, 3, 4.
 	f.Add([]byte{cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 0, 0, cmdClaim, 0, 0, 6, 2, 0, 0, 0, cmdIdentity, 0, 0, 10, 0, 0})
+	// HiLo pools and grants: node A registered, a pool of 20 of p reserved for it, p's range
+	// 21..32 granted as g1 and given back whole, A's mark of its pool published with a seal,
+	// and a fence of A.
+	f.Add([]byte{cmdRegisterNode, 0, 1, 1, byte(CurrentVersion), byte(CurrentVersion), cmdHiLoPoolReserve, 0, 20, 0, 0,
+		cmdHiLoGrant, 0, 12, 6, 0, 1, 0, cmdHiLoReturnGrant, 0, 32, 20, 1, 0, 0,
+		cmdLocalReservations, 0, 20, 0, 0, 20, 0, 1, cmdFenceReplica, 0, 0, 0, 5})
 	f.Add(fuzzSeedNodeLeases)
 	f.Add(fuzzSeedRestoredNodeLease)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -106,12 +112,15 @@ func FuzzFSM(f *testing.F) {
 		if i, d := mustDigest(t, mustRestore(t, persisted(t, one))); i != index || !bytes.Equal(d, digest) {
 			t.Fatalf("a restored sealed snapshot's digest is (%d, %x), its source's (%d, %x)", i, d, index, digest)
 		}
-		// What a snapshot leaves out must not change an answer: the restored replica answers
-		// the commands again as the original does.
+		// What a snapshot leaves out must not change an answer or the state: the restored
+		// replica answers the commands again as the original does, and ends in the same state.
 		for i, l := range logs {
 			if a, b := describeAnswer(one.Apply(l)), describeAnswer(restored.Apply(l)); a != b {
 				t.Fatalf("entry %d again: the original answered %s, the restored replica %s", i, a, b)
 			}
+		}
+		if !one.Halted() && !bytes.Equal(snapshotBytes(t, one), snapshotBytes(t, restored)) {
+			t.Fatalf("applied again, the original and the restored replica differ")
 		}
 	})
 }
@@ -177,6 +186,11 @@ const (
 	cmdRegisterNode
 	cmdRemoveNode
 	cmdRaiseWorker
+	cmdHiLoGrant
+	cmdHiLoReturnGrant
+	cmdHiLoPoolReserve
+	cmdLocalReservations
+	cmdFenceReplica
 	cmdKinds
 )
 
@@ -234,6 +248,20 @@ var fuzzHolders = append(slices.Clone(fuzzNames),
 
 func (r *fuzzReader) tag() string    { return fuzzTags[r.pick(len(fuzzTags))] }
 func (r *fuzzReader) holder() string { return fuzzHolders[r.pick(len(fuzzHolders))] }
+
+// fuzzMemberID is the Raft ID a fuzz registration of tag gives its node, so the commands
+// that name a member (pools, their marks, fences) meet registered nodes and unknown ones.
+func fuzzMemberID(tag string) string { return "m" + tag }
+
+func (r *fuzzReader) memberID() string { return fuzzMemberID(r.tag()) }
+
+// grantID is the identity of a HiLo grant: a few that meet each other, or none.
+func (r *fuzzReader) grantID() string {
+	if b := r.byte(); b%4 != 0 {
+		return "g" + strconv.Itoa(int(b%3))
+	}
+	return ""
+}
 
 // claimID is a claim in the identity format of a fuzz name, a plain semantic ID, or the form
 // of a small value of p or users under a key MakeOpaque may give them.
@@ -396,7 +424,8 @@ func decodeCommands(data []byte) [][]byte {
 		case cmdRegisterNode:
 			// Two incarnations and two addresses, so a second registration of a tag may be
 			// the same node, another incarnation, or another node at a held address.
-			typ, msg = RegisterNodeCommand, &raftv1.RegisterNode{Tag: r.tag(), Incarnation: []string{"", "i1", "i2"}[r.pick(3)],
+			tag := r.tag()
+			typ, msg = RegisterNodeCommand, &raftv1.RegisterNode{Tag: tag, Id: fuzzMemberID(tag), Incarnation: []string{"", "i1", "i2"}[r.pick(3)],
 				RaftAddress: []string{"", "a1", "a2"}[r.pick(3)], NodeVersion: uint32(r.pick(int(CurrentVersion) + 2)),
 				FoundingVersion: uint32(r.pick(int(CurrentVersion) + 2))}
 		case cmdRemoveNode:
@@ -413,6 +442,29 @@ func decodeCommands(data []byte) [][]byte {
 				raise.OpaqueNumericDatabases = []string{rec.GetDatabase()}
 			}
 			typ, msg = RaiseFloorCommand, raise
+		case cmdHiLoGrant:
+			typ, msg = HiLoGrantCommand, &raftv1.HiLoReserve{Tag: r.name(), Capacity: r.number(), LastMax: r.number(), RequestId: r.requestID(),
+				GrantId: r.grantID(), ProposedAtMs: clock, Database: r.database()}
+		case cmdHiLoReturnGrant:
+			typ, msg = HiLoReturnGrantCommand, &raftv1.HiLoReturn{Tag: r.name(), End: r.number(), Last: r.number(), GrantId: r.grantID(),
+				RequestId: r.requestID(), Database: r.database()}
+		case cmdHiLoPoolReserve:
+			typ, msg = HiLoPoolReserveCommand, &raftv1.HiLoPoolReserve{Tag: r.name(), Capacity: r.number(), MemberId: r.memberID(), Database: r.database()}
+		case cmdLocalReservations:
+			// A pool's mark of a tag in a database, and a seal or an unseal of one of two pools files.
+			lr := &raftv1.LocalReservations{MemberId: r.memberID(), Etag: uint64(r.number()),
+				Pools: []*raftv1.PoolMark{{Database: r.database(), Tag: r.name(), Granted: r.number()}}}
+			switch seal := bytes.Repeat([]byte{byte(1 + r.pick(2))}, 32); r.pick(3) {
+			case 1:
+				lr.Seal = seal
+			case 2:
+				lr.Unseal = seal
+			}
+			typ, msg = LocalReservationsCommand, lr
+		case cmdFenceReplica:
+			digest := bytes.Repeat([]byte{byte(r.pick(2))}, DigestLen)
+			typ, msg = FenceReplicaCommand, &raftv1.ReplicaFence{Id: r.memberID(), Tag: r.tag(), Index: uint64(r.number()),
+				Digest: digest, MajorityDigest: bytes.Repeat([]byte{9}, DigestLen), AtMs: clock}
 		case cmdRaw:
 			// Any type byte, known or not, with a few payload bytes: malformed entries and the
 			// halt on an unknown command.

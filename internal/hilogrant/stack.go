@@ -59,11 +59,17 @@ type Stack struct {
 }
 
 // Push records g as the newest grant. The previous newest stays returnable, below g, when g
-// starts right after it; otherwise it never can be again.
+// starts right after it; otherwise it never can be again. A grant without an identity can
+// never be returned, nor anything below it, so it leaves no grant at all: a stack holds no
+// grant it cannot give back, and a snapshot that writes the stack restores the same one.
 func (s *Stack) Push(g Grant) {
-	if s.Newest.ID != "" && g.ID != "" && s.Newest.High+1 == g.Low {
+	switch {
+	case g.ID == "":
+		s.Clear()
+		return
+	case s.Newest.ID != "" && s.Newest.High+1 == g.Low:
 		s.Below = s.Newest
-	} else {
+	default:
 		s.Below = Grant{}
 	}
 	s.Newest = g

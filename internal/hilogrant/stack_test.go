@@ -17,9 +17,9 @@ func TestStackKeepsTheGrantBelowOnlyWhenContiguous(t *testing.T) {
 	if s.Below != (Grant{}) {
 		t.Fatalf("after a push above a gap, Below = %+v, want none", s.Below)
 	}
-	s.Push(Grant{Low: 232, High: 263}) // no identity: nothing below it can come back either
-	if s.Below != (Grant{}) {
-		t.Fatalf("after a push without an id, Below = %+v, want none", s.Below)
+	s.Push(Grant{Low: 232, High: 263}) // no identity: neither it nor anything below can come back
+	if s != (Stack{}) {
+		t.Fatalf("after a push without an id, the stack is %+v, want no grant", s)
 	}
 	if ok, err := s.Return("", 263, 240); ok || !errors.Is(err, ErrNoGrantID) {
 		t.Fatalf("a return without id = %v, %v; want ErrNoGrantID", ok, err)
