@@ -36,8 +36,19 @@ func (f *FSM) Digest() (index uint64, digest []byte, err error) {
 // digestRecords hashes records as write frames them, skipping the series journal (on disk,
 // outside the state). It sorts the records' streams in place, as write does.
 func digestRecords(records []snapshotRecord) ([]byte, error) {
+	return hashRecords(records, recordWriter{})
+}
+
+// digestRecordParts is digestRecords with the checksum of each kind of record.
+func digestRecordParts(records []snapshotRecord) ([]byte, DigestParts, error) {
+	sums := &partSums{}
+	digest, err := hashRecords(records, recordWriter{parts: sums})
+	return digest, sums.parts(), err
+}
+
+func hashRecords(records []snapshotRecord, rw recordWriter) ([]byte, error) {
 	h := sha256.New()
-	rw := recordWriter{w: bufio.NewWriterSize(h, 32<<10)}
+	rw.w = bufio.NewWriterSize(h, 32<<10)
 	if _, err := rw.w.WriteString(digestDomain); err != nil {
 		return nil, err
 	}

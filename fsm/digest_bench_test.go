@@ -71,6 +71,31 @@ func BenchmarkDigest(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestMark is what a digest mark hashes, with and without the checksums of its
+// parts: their cost is the difference (docs/BENCHMARKS-STATE.md, "State digest").
+func BenchmarkDigestMark(b *testing.B) {
+	f := countersFSM(b, counterSizes[1])
+	for _, parts := range []bool{false, true} {
+		b.Run(fmt.Sprintf("parts=%v", parts), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				f.mu.RLock()
+				records := f.st.records(false)
+				f.mu.RUnlock()
+				var err error
+				if parts {
+					_, _, err = digestRecordParts(records)
+				} else {
+					_, err = digestRecords(records)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // cpuTime is the CPU time the process has used, user and system.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage

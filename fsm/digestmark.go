@@ -20,11 +20,12 @@ const DigestMarkVersion uint32 = 6
 // latest, so a few cover a member that answers a cadence late.
 const keptMarks = 8
 
-// MarkedDigest is a replica's digest at a marked index. Err is set when the hashing failed;
-// Digest is nil while the hashing is under way.
+// MarkedDigest is a replica's digest at a marked index, and the checksums of its parts. Err
+// is set when the hashing failed.
 type MarkedDigest struct {
 	Index  uint64
 	Digest []byte
+	Parts  DigestParts
 	Err    error
 }
 
@@ -38,8 +39,9 @@ type digestMarks struct {
 type pendingMark struct {
 	index uint64
 	done  chan struct{}
-	// digest and err are set once done is closed.
+	// digest, parts and err are set once done is closed.
 	digest []byte
+	parts  DigestParts
 	err    error
 }
 
@@ -64,7 +66,7 @@ func (d *digestMarks) add(index uint64, records []snapshotRecord) {
 	}
 	d.mu.Unlock()
 	go func() {
-		m.digest, m.err = digestRecords(records)
+		m.digest, m.parts, m.err = digestRecordParts(records)
 		close(m.done)
 	}()
 }
@@ -86,5 +88,5 @@ func DigestAt(f *FSM, index uint64) (MarkedDigest, bool) {
 		return MarkedDigest{}, false
 	}
 	<-m.done
-	return MarkedDigest{Index: m.index, Digest: m.digest, Err: m.err}, true
+	return MarkedDigest{Index: m.index, Digest: m.digest, Parts: m.parts, Err: m.err}, true
 }

@@ -91,7 +91,8 @@ func TestDigestMarkChangesNoState(t *testing.T) {
 	}
 }
 
-// A replica whose state differs holds a differing digest at the same mark.
+// A replica whose state differs holds a differing digest at the same mark, and its parts say
+// in what.
 func TestDigestMarkTellsADivergedReplica(t *testing.T) {
 	good := &indexedApplier{t: t, f: replica(t, digestState())}
 	bad := &indexedApplier{t: t, f: replica(t, digestState())}
@@ -106,6 +107,12 @@ func TestDigestMarkTellsADivergedReplica(t *testing.T) {
 	b, _ := DigestAt(bad.f, bad.index)
 	if good.index != bad.index || bytes.Equal(g.Digest, b.Digest) {
 		t.Fatalf("at %d and %d the digests are %x and %x, want them to differ", good.index, bad.index, g.Digest, b.Digest)
+	}
+	if got := g.Parts.Differing(b.Parts); !slices.Equal(got, []string{"identities"}) {
+		t.Fatalf("the differing parts are %q (of %v and %v), want the identities alone", got, g.Parts, b.Parts)
+	}
+	if _, ok := g.Parts["hilo"]; !ok {
+		t.Fatalf("the parts %v lack the state's HiLo tags", g.Parts)
 	}
 }
 

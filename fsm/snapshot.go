@@ -332,6 +332,8 @@ type recordWriter struct {
 	w   *bufio.Writer
 	hdr [1 + binary.MaxVarintLen64]byte
 	buf []byte
+	// parts, when set, checksums each kind of record too (digestparts.go).
+	parts *partSums
 }
 
 func (rw *recordWriter) record(typ recordType, msg proto.Message) error {
@@ -344,6 +346,9 @@ func (rw *recordWriter) record(typ recordType, msg proto.Message) error {
 	n := binary.PutUvarint(rw.hdr[1:], uint64(len(rw.buf)))
 	if _, err := rw.w.Write(rw.hdr[:1+n]); err != nil {
 		return err
+	}
+	if rw.parts != nil {
+		rw.parts.add(typ, rw.hdr[:1+n], rw.buf)
 	}
 	_, err = rw.w.Write(rw.buf)
 	return err

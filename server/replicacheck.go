@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,11 +35,13 @@ const (
 )
 
 // Headers of the digest probe: the mark asked for, and the member's answer, a hex digest, or
-// digestNone when it holds no digest of that mark.
+// digestNone when it holds no digest of that mark, with the checksums of the digest's parts
+// (digestparts.go).
 const (
-	digestMarkHeader = "idnode-digest-mark"
-	digestHeader     = "idnode-digest"
-	digestNone       = "none"
+	digestMarkHeader  = "idnode-digest-mark"
+	digestHeader      = "idnode-digest"
+	digestPartsHeader = "idnode-digest-parts"
+	digestNone        = "none"
 )
 
 // digestProbeTimeout bounds one member's answer: the member may still be hashing its state.
@@ -122,16 +125,19 @@ func (c *replicaCheck) check(ctx context.Context) (*idnodev1.ReplicaCheck, error
 	}
 	out := &idnodev1.ReplicaCheck{Index: index, AtMs: c.core.cfg.Now().UnixMilli()}
 	members := c.core.node.Members()
+	parts := make(map[*idnodev1.ReplicaDigest]fsm.DigestParts, len(members))
 	for _, m := range members {
 		d := &idnodev1.ReplicaDigest{Tag: c.core.tagOf(m.ID)}
+		var p fsm.DigestParts
 		if m.ID == c.core.node.ID() {
-			d.Digest, d.Detail = ownDigest(c.core.node.FSM(), index)
+			d.Digest, p, d.Detail = ownDigest(c.core.node.FSM(), index)
 		} else {
-			d.Digest, d.Detail = c.memberDigest(ctx, m.Address, index)
+			d.Digest, p, d.Detail = c.memberDigest(ctx, m.Address, index)
 		}
+		parts[d] = p
 		out.Members = append(out.Members, d)
 	}
-	c.judge(out)
+	c.judge(out, parts)
 	c.fenceDiverged(ctx, out, members)
 	c.mu.Lock()
 	c.last = out
@@ -143,8 +149,9 @@ func (c *replicaCheck) check(ctx context.Context) (*idnodev1.ReplicaCheck, error
 }
 
 // judge gives each member its verdict: against the digest more than half the members hold,
-// or, without one, against the leader's own.
-func (c *replicaCheck) judge(out *idnodev1.ReplicaCheck) {
+// or, without one, against the leader's own. A member that differs is told in what parts of
+// the state, where it and a member holding the reference digest reported their parts.
+func (c *replicaCheck) judge(out *idnodev1.ReplicaCheck, parts map[*idnodev1.ReplicaDigest]fsm.DigestParts) {
 	counts := map[string]int{}
 	var own []byte
 	for _, d := range out.Members {
@@ -171,71 +178,94 @@ func (c *replicaCheck) judge(out *idnodev1.ReplicaCheck) {
 		default:
 			d.Verdict = verdictDiffers
 			out.Mismatches++
+			differing := differingParts(out, parts, d, reference)
+			if len(differing) > 0 {
+				d.Detail = "differs in " + strings.Join(differing, ", ")
+			}
 			c.core.log.Error("a replica's state digest differs", "member", d.Tag, "index", out.Index,
-				"digest", hex.EncodeToString(d.Digest), "expected", hex.EncodeToString(reference), "majority", len(out.MajorityDigest) > 0)
+				"digest", hex.EncodeToString(d.Digest), "expected", hex.EncodeToString(reference), "majority", len(out.MajorityDigest) > 0,
+				"parts", differing)
 		}
 	}
 }
 
-// ownDigest is this node's digest at the mark of index, or why there is none.
-func ownDigest(f *fsm.FSM, index uint64) ([]byte, string) {
+// differingParts names the parts in which member d differs from a member holding the
+// reference digest, or nothing where neither reported its parts (a build from before them).
+func differingParts(out *idnodev1.ReplicaCheck, parts map[*idnodev1.ReplicaDigest]fsm.DigestParts, d *idnodev1.ReplicaDigest, reference []byte) []string {
+	if parts[d] == nil {
+		return nil
+	}
+	for _, m := range out.Members {
+		if string(m.Digest) == string(reference) && parts[m] != nil {
+			return parts[d].Differing(parts[m])
+		}
+	}
+	return nil
+}
+
+// ownDigest is this node's digest at the mark of index and its parts, or why there is none.
+func ownDigest(f *fsm.FSM, index uint64) ([]byte, fsm.DigestParts, string) {
 	m, ok := fsm.DigestAt(f, index)
 	switch {
 	case !ok:
-		return nil, fmt.Sprintf("holds no mark at index %d", index)
+		return nil, nil, fmt.Sprintf("holds no mark at index %d", index)
 	case m.Err != nil:
-		return nil, m.Err.Error()
+		return nil, nil, m.Err.Error()
 	}
-	return m.Digest, ""
+	return m.Digest, m.Parts, ""
 }
 
 // memberDigest asks the member at addr (its Raft address) for its digest at the mark of
-// index, through the health probe, or says why it has none.
-func (c *replicaCheck) memberDigest(ctx context.Context, addr string, index uint64) ([]byte, string) {
+// index and its parts, through the health probe, or says why it has none. Parts that do not
+// parse are none: they only ever explain a digest.
+func (c *replicaCheck) memberDigest(ctx context.Context, addr string, index uint64) ([]byte, fsm.DigestParts, string) {
 	cc, err := c.core.probes.conns.Conn(addr)
 	if err != nil {
-		return nil, err.Error()
+		return nil, nil, err.Error()
 	}
 	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, digestMarkHeader, strconv.FormatUint(index, 10)), digestProbeTimeout)
 	defer cancel()
 	var header metadata.MD
 	if _, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal}, grpc.Header(&header)); err != nil && len(header) == 0 {
-		return nil, "no answer: " + status.Convert(err).Message()
+		return nil, nil, "no answer: " + status.Convert(err).Message()
 	}
 	v := header.Get(digestHeader)
 	switch {
 	case len(v) == 0:
-		return nil, "its build reports no digest"
+		return nil, nil, "its build reports no digest"
 	case v[0] == digestNone:
-		return nil, fmt.Sprintf("holds no mark at index %d yet", index)
+		return nil, nil, fmt.Sprintf("holds no mark at index %d yet", index)
 	}
 	digest, err := hex.DecodeString(v[0])
 	if err != nil || len(digest) != fsm.DigestLen {
-		return nil, fmt.Sprintf("answered a malformed digest %q", v[0])
+		return nil, nil, fmt.Sprintf("answered a malformed digest %q", v[0])
 	}
-	return digest, ""
+	var parts fsm.DigestParts
+	if p := header.Get(digestPartsHeader); len(p) > 0 {
+		parts, _ = parseDigestParts(p[0])
+	}
+	return digest, parts, ""
 }
 
-// digestAnswer is the header a probed node answers a digest probe with: its digest at the mark
-// the probe names, waiting until it has applied the mark (within the probe's deadline).
-func digestAnswer(ctx context.Context, f *fsm.FSM, applied func(context.Context, uint64) bool) (string, bool) {
+// digestAnswer is the headers a probed node answers a digest probe with, none when the probe
+// asks for no digest: its digest at the mark the probe names and its parts, waiting until it
+// has applied the mark (within the probe's deadline).
+func digestAnswer(ctx context.Context, f *fsm.FSM, applied func(context.Context, uint64) bool) metadata.MD {
 	md, _ := metadata.FromIncomingContext(ctx)
 	v := md.Get(digestMarkHeader)
 	if len(v) == 0 {
-		return "", false
+		return nil
 	}
+	none := metadata.Pairs(digestHeader, digestNone)
 	index, err := strconv.ParseUint(v[0], 10, 64)
-	if err != nil {
-		return digestNone, true
-	}
-	if !applied(ctx, index) {
-		return digestNone, true
+	if err != nil || !applied(ctx, index) {
+		return none
 	}
 	m, ok := fsm.DigestAt(f, index)
 	if !ok || m.Err != nil {
-		return digestNone, true
+		return none
 	}
-	return hex.EncodeToString(m.Digest), true
+	return metadata.Pairs(digestHeader, hex.EncodeToString(m.Digest), digestPartsHeader, formatDigestParts(m.Parts))
 }
 
 // checkReplicasHop is how a check asked of a follower (an operator's, a start-up check's)

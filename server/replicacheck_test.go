@@ -86,7 +86,8 @@ func TestReplicaCheckAgreesOverSeveralMarks(t *testing.T) {
 }
 
 // A follower whose counter was flipped outside the log is named at the next mark, with its
-// digest and the majority's, and no other member is; Status shows the same comparison.
+// digest, the majority's and the part of the state that differs (its identities), and no
+// other member is; Status shows the same comparison.
 func TestReplicaCheckNamesADivergedFollower(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -116,6 +117,9 @@ func TestReplicaCheckNamesADivergedFollower(t *testing.T) {
 			}
 			if m.GetTag() == diverged && (len(m.GetDigest()) != fsm.DigestLen || bytes.Equal(m.GetDigest(), rc.GetMajorityDigest())) {
 				t.Fatalf("the diverged member's digest %x, the majority's %x", m.GetDigest(), rc.GetMajorityDigest())
+			}
+			if want := map[bool]string{true: "differs in identities"}[m.GetTag() == diverged]; m.GetDetail() != want {
+				t.Fatalf("member %s's detail is %q, want %q", m.GetTag(), m.GetDetail(), want)
 			}
 		}
 		st, err := c.Status(leader)

@@ -166,7 +166,7 @@ func (s *Server) compareAtStart(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStartCheckUndecided, err)
 	}
-	own, detail := ownDigest(f, rc.GetIndex())
+	own, _, detail := ownDigest(f, rc.GetIndex())
 	majority := rc.GetMajorityDigest()
 	switch {
 	case own == nil:
@@ -178,8 +178,19 @@ func (s *Server) compareAtStart(ctx context.Context) error {
 		c.decide(startAgreed)
 	default:
 		s.log.Error("this node's state digest differs from the cluster's at start: it refuses calls that depend on its state",
-			"index", rc.GetIndex(), "digest", hex.EncodeToString(own), "majority", hex.EncodeToString(majority))
+			"index", rc.GetIndex(), "digest", hex.EncodeToString(own), "majority", hex.EncodeToString(majority), "leader", leaderDetail(rc, s.cfg.Tag))
 		c.decide(startDiverged)
 	}
 	return nil
+}
+
+// leaderDetail is what the leader's comparison says of member tag (in what parts it
+// differs), or "" when it says nothing.
+func leaderDetail(rc *idnodev1.ReplicaCheck, tag string) string {
+	for _, m := range rc.GetMembers() {
+		if m.GetTag() == tag {
+			return m.GetDetail()
+		}
+	}
+	return ""
 }

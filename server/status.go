@@ -48,9 +48,7 @@ func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc
 		if fault := s.storageFault(); fault != "" {
 			md.Set(storageFaultHeader, fault)
 		}
-		if digest, asked := digestAnswer(ctx, s.node.FSM(), s.node.WaitApplied); asked {
-			md.Set(digestHeader, digest)
-		}
+		md = metadata.Join(md, digestAnswer(ctx, s.node.FSM(), s.node.WaitApplied))
 		if offset, ok := s.clock.Offset(); ok {
 			md.Set(clockOffsetHeader, strconv.FormatInt(int64(offset), 10))
 		}

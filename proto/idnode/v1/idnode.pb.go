@@ -4441,7 +4441,8 @@ type ReplicaDigest struct {
 	// "agrees", "differs", or "not reporting" (no answer, the mark not applied yet, or a build
 	// that does not take digest marks).
 	Verdict string `protobuf:"bytes,3,opt,name=verdict,proto3" json:"verdict,omitempty"`
-	// Why a member is not reporting, for an operator.
+	// For an operator: why a member is not reporting, or the parts of the state in which a
+	// member that differs differs ("differs in hilo, requests").
 	Detail        string `protobuf:"bytes,4,opt,name=detail,proto3" json:"detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
