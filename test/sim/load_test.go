@@ -110,6 +110,56 @@ func (s *sim) hiloClient(ctx context.Context, who, tag string, rng *rand.Rand) {
 	}
 }
 
+// registerNodes registers the three nodes in the state, as each node registers itself when
+// it joins, so that the pools' commands name members.
+func (s *sim) registerNodes(ctx context.Context) error {
+	for k := range s.c.nodes {
+		name := nodeName(k)
+		req := &raftv1.RegisterNode{Tag: string(rune('A' + k)), Id: name, RaftAddress: name, Incarnation: "incarnation-" + name,
+			NodeVersion: fsm.CurrentVersion, FoundingVersion: fsm.CurrentVersion}
+		if _, err := s.call(ctx, func(ctx context.Context, i int) error {
+			_, err := fsm.Propose(ctx, applier{s.c, i}, fsm.ProposeRegisterNode, req)
+			return err
+		}); err != nil {
+			return fmt.Errorf("register %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// poolClient reserves numbers of tag to a node's HiLo pool, as a node does when its pool runs
+// low (package hilopool), and publishes the pool's mark, as a node does before it grants from
+// the pool: pools are how a minority grants HiLo ranges, and their numbers must stay apart from
+// every range granted through the log. A pool's numbers count as the node's from the answer
+// on: it may grant every one of them.
+func (s *sim) poolClient(ctx context.Context, tag string, rng *rand.Rand) {
+	marks := make([]int64, len(s.c.nodes))
+	for ctx.Err() == nil {
+		think(rng, 8*time.Second)
+		k := rng.IntN(len(s.c.nodes))
+		req := &raftv1.HiLoPoolReserve{Tag: tag, Capacity: 16 + rng.Int64N(48), MemberId: nodeName(k)}
+		var r fsm.HiLoRange
+		node, err := s.call(ctx, func(ctx context.Context, i int) (err error) {
+			r, err = fsm.Propose(ctx, applier{s.c, i}, fsm.ProposeHiLoPoolReserve, req)
+			return err
+		})
+		if err != nil {
+			s.h.failed()
+			continue
+		}
+		s.h.grant(tag, r, fmt.Sprintf("%s's pool via %s", nodeName(k), nodeName(node)))
+		think(rng, 2*time.Second)
+		marks[k] = max(marks[k], r.Low-1+rng.Int64N(r.High-r.Low+2))
+		mark := &raftv1.LocalReservations{MemberId: nodeName(k), Pools: []*raftv1.PoolMark{{Tag: tag, Granted: marks[k]}}}
+		if _, err := s.call(ctx, func(ctx context.Context, i int) error {
+			_, err := fsm.Propose(ctx, applier{s.c, i}, fsm.ProposeLocalReservations, mark)
+			return err
+		}); err != nil {
+			s.h.failed()
+		}
+	}
+}
+
 // claimClient claims IDs of the identity name a little above the values handed out so far
 // (where increments must skip them), under its own name as owner, and releases some.
 func (s *sim) claimClient(ctx context.Context, owner, name string, rng *rand.Rand) {

@@ -192,6 +192,10 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		res.problems = append(res.problems, err.Error())
 		return res
 	}
+	if err := s.registerNodes(ctx); err != nil {
+		res.problems = append(res.problems, err.Error())
+		return res
+	}
 	var clients sync.WaitGroup
 	client := func(k uint64, f func(rng *rand.Rand)) {
 		rng := rand.New(rand.NewPCG(uint64(seed), k))
@@ -205,6 +209,7 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		who := fmt.Sprintf("hilo%d", k+1)
 		client(uint64(10+k), func(rng *rand.Rand) { s.hiloClient(ctx, who, "invoices", rng) })
 	}
+	client(15, func(rng *rand.Rand) { s.poolClient(ctx, "invoices", rng) })
 	for k, owner := range []string{"alice", "bob"} {
 		client(uint64(20+k), func(rng *rand.Rand) { s.claimClient(ctx, owner, "users", rng) })
 	}
