@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -176,22 +178,35 @@ func (cl *cluster) setUp() error {
 	admin := idnodev1.NewClusterServiceClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), leaderTimeout)
 	defer cancel()
+	// Each call is made again after a refusal for want of a leader (whileNoLeader): a database
+	// an earlier attempt created is then ALREADY_EXISTS, a key an earlier attempt created
+	// stays unused beside the one answered, and MakeOpaque answers the setting again.
 	for _, db := range cl.top.Databases {
-		if _, err := admin.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: db}); err != nil {
+		retried, err := whileNoLeader(ctx, func(ctx context.Context) error {
+			_, err := admin.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: db})
+			return err
+		})
+		if err != nil && !(retried && status.Code(err) == codes.AlreadyExists) {
 			return fmt.Errorf("database %s: %w", db, err)
 		}
 	}
 	for _, name := range cl.top.keyNames() {
 		k := cl.top.Keys[name]
-		resp, err := admin.CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: k.Database, Role: k.Role})
-		if err != nil {
+		var resp *idnodev1.CreateKeyResponse
+		if _, err := whileNoLeader(ctx, func(ctx context.Context) (err error) {
+			resp, err = admin.CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: k.Database, Role: k.Role})
+			return err
+		}); err != nil {
 			return fmt.Errorf("key %s: %w", name, err)
 		}
 		cl.keys[name] = resp.GetKey()
 	}
 	for _, o := range cl.top.Opaque {
-		resp, err := admin.MakeOpaque(ctx, &idnodev1.MakeOpaqueRequest{Database: o.Database, Collections: o.Collections, Numeric: o.Numeric})
-		if err != nil {
+		var resp *idnodev1.OpaqueStatus
+		if _, err := whileNoLeader(ctx, func(ctx context.Context) (err error) {
+			resp, err = admin.MakeOpaque(ctx, &idnodev1.MakeOpaqueRequest{Database: o.Database, Collections: o.Collections, Numeric: o.Numeric})
+			return err
+		}); err != nil {
 			return fmt.Errorf("opaque %s %v: %w", o.Database, o.Collections, err)
 		}
 		cl.opaque = append(cl.opaque, map[string]any{"database": resp.GetDatabase(), "collections": resp.GetCollections(),
