@@ -160,6 +160,27 @@ func (s *sim) poolClient(ctx context.Context, tag string, rng *rand.Rand) {
 	}
 }
 
+// markClient proposes digest marks, as the leader's replica check does, and keeps the index
+// of each answered one: at the end, every replica that holds a digest at a mark must hold the
+// same (sim.compareMarks). A mark's records are captured while its entry is applied and
+// hashed beside the applies that follow, during the faults, on replicas that crash, replay
+// and install snapshots.
+func (s *sim) markClient(ctx context.Context, rng *rand.Rand) {
+	for ctx.Err() == nil {
+		think(rng, 10*time.Second)
+		var index uint64
+		if _, err := s.call(ctx, func(ctx context.Context, i int) (err error) {
+			index, err = fsm.Propose(ctx, applier{s.c, i}, fsm.ProposeDigestMark, &raftv1.DigestMark{ProposedAtMs: s.nowMs(i)})
+			return err
+		}); err != nil {
+			continue // a mark changes nothing: an unanswered one is not a call the ledger counts
+		}
+		s.marksMu.Lock()
+		s.marks = append(s.marks, index)
+		s.marksMu.Unlock()
+	}
+}
+
 // claimClient claims IDs of the identity name a little above the values handed out so far
 // (where increments must skip them), under its own name as owner, and releases some.
 func (s *sim) claimClient(ctx context.Context, owner, name string, rng *rand.Rand) {

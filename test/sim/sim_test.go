@@ -143,6 +143,11 @@ type sim struct {
 	h        *history
 	clockMu  sync.Mutex
 	offsets  [3]time.Duration
+	// marks is the index of every digest mark the cluster answered (markClient).
+	marksMu sync.Mutex
+	marks   []uint64
+	// marksCompared is how many of them two replicas or more held at the end.
+	marksCompared int
 }
 
 // nowMs is node i's clock, which stamps what it proposes.
@@ -210,6 +215,7 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		client(uint64(10+k), func(rng *rand.Rand) { s.hiloClient(ctx, who, "invoices", rng) })
 	}
 	client(15, func(rng *rand.Rand) { s.poolClient(ctx, "invoices", rng) })
+	client(16, func(rng *rand.Rand) { s.markClient(ctx, rng) })
 	for k, owner := range []string{"alice", "bob"} {
 		client(uint64(20+k), func(rng *rand.Rand) { s.claimClient(ctx, owner, "users", rng) })
 	}
@@ -255,7 +261,7 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		hiloMax:  func(tag string) int64 { return rep.HiLoMax("", tag) },
 		journal:  journal,
 	})...)
-	res.summary = fmt.Sprintf("%s; %s log store", s.h.summary(), c.store)
+	res.summary = fmt.Sprintf("%s; %d digest marks compared; %s log store", s.h.summary(), s.marksCompared, c.store)
 	return res
 }
 
@@ -288,8 +294,44 @@ func (s *sim) converge(within time.Duration) (int, string) {
 		// raft counts an entry applied once it is handed to the FSM; Wait returns once every
 		// FSM goroutine waits again, having applied it.
 		synctest.Wait()
-		return leader, s.compareReplicas()
+		marks, compared := s.compareMarks()
+		s.marksCompared = compared
+		return leader, strings.Join(slices.DeleteFunc([]string{s.compareReplicas(), marks}, func(p string) bool { return p == "" }), "; ")
 	}
+}
+
+// compareMarks returns "" when every replica that holds a digest at a mark the cluster
+// answered holds the same one, else the first mark where they differ and in what parts, and
+// how many marks two replicas or more held. A replica holds only its latest marks, those it
+// applied since it started (a restart replays the log's), and none below a snapshot it
+// installed.
+func (s *sim) compareMarks() (problem string, compared int) {
+	s.marksMu.Lock()
+	marks := slices.Clone(s.marks)
+	s.marksMu.Unlock()
+	for _, index := range marks {
+		var first fsm.MarkedDigest
+		firstNode, holders := -1, 0
+		for i := range s.c.nodes {
+			m, ok := fsm.DigestAt(s.c.replicaOf(i).FSM, index)
+			switch {
+			case !ok:
+				continue
+			case m.Err != nil:
+				return fmt.Sprintf("%s's digest at mark %d: %v", nodeName(i), index, m.Err), compared
+			case firstNode < 0:
+				first, firstNode = m, i
+			case !bytes.Equal(m.Digest, first.Digest):
+				return fmt.Sprintf("the replicas' digests differ at mark %d: %s's and %s's differ in %s",
+					index, nodeName(firstNode), nodeName(i), strings.Join(first.Parts.Differing(m.Parts), ", ")), compared
+			}
+			holders++
+		}
+		if holders > 1 {
+			compared++
+		}
+	}
+	return "", compared
 }
 
 func (s *sim) applied() []uint64 {
