@@ -261,7 +261,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	c.SwapBinary(first, old)
 	// idctl asks the upgraded nodes: the previous release does not know ClusterVersion.
 	upgraded := []string{"IDNODE_ADDR=" + c.Node(leader).GRPCAddr + "," + c.Node(last).GRPCAddr}
-	e2etest.WantIdctlFailure(t, 1, upgraded, []string{"cluster", "version", "finalise"}, "FAILED_PRECONDITION", first+" answers with build", previousVersion)
+	e2etest.WantIdctlRefusal(t, 1, upgraded, []string{"cluster", "version", "finalise"}, "FAILED_PRECONDITION", first+" answers with build", previousVersion)
 	w.step()
 	for _, tag := range []string{leader, last} {
 		c.SwapBinary(tag, old)
@@ -317,7 +317,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		}
 		w.step()
 	}
-	e2etest.WantIdctlFailure(t, 1, env, []string{"cluster", "version", "downgrade"}, "FAILED_PRECONDITION", "can no longer be lowered")
+	e2etest.WantIdctlRefusal(t, 1, env, []string{"cluster", "version", "downgrade"}, "FAILED_PRECONDITION", "can no longer be lowered")
 	finalise()
 	w.step()
 
