@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -55,19 +56,46 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 
+	// An election on a loaded machine may come between any two calls; a node refuses a call
+	// for want of a quorum then, before it does anything, and counts the refusal. The test asks
+	// the same node again and expects its count to have grown by the refusals it was given
+	// (counted from here: the reads that found the leader may have been refused too).
+	refused := map[string]float64{}
+	refusedBefore := noQuorumRefusals(t, metricsAddr[leader])
+	ask := func(via, what string, call func(ctx context.Context) error) {
+		t.Helper()
+		err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) error {
+			ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
+			defer cancel()
+			switch err := call(ctx); {
+			case err == nil:
+				return nil
+			case reason.Of(err) == reason.NoQuorum:
+				refused[via]++
+				return err
+			default:
+				return notRetried{err}
+			}
+		})
+		if err != nil {
+			t.Fatalf("%s via %s: %v", what, via, err)
+		}
+	}
 	gen := func(via, id string, count int64) {
 		t.Helper()
-		if _, err := ids[via].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id, Count: count}); err != nil {
-			t.Fatalf("Generate(%q) via %s: %v", id, via, err)
-		}
+		ask(via, fmt.Sprintf("Generate(%q)", id), func(ctx context.Context) error {
+			_, err := ids[via].Generate(ctx, &idnodev1.GenerateRequest{Id: id, Count: count})
+			return err
+		})
 	}
 	gen(leader, "orders|", 3)
 	gen(leader, "users/", 1)
 	gen(leader, "", 2)
 	gen(leader, "users/ayende", 1)
-	if _, err := ids[leader].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
-		t.Fatal(err)
-	}
+	ask(leader, "NextHiLo(carts)", func(ctx context.Context) error {
+		_, err := ids[leader].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "carts"})
+		return err
+	})
 	gen(followers[0], "orders|", 4) // relayed: counted where it was asked, not on the leader
 
 	body := e2etest.Scrape(t, metricsAddr[leader])
@@ -78,7 +106,7 @@ func TestMetrics(t *testing.T) {
 		`idnode_ids_issued_total{database="default",strategy="semantic"}`:                                                       1,
 		`idnode_ids_issued_total{database="default",strategy="hilo"}`:                                                           32,
 		`idnode_hilo_range_size_sum`:                                                                                            32,
-		`idnode_no_quorum_refusals_total`:                                                                                       0,
+		`idnode_no_quorum_refusals_total`:                                                                                       refusedBefore + refused[leader],
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`: 4,
 	} {
 		if got := e2etest.MetricValue(t, body, series); got != want {
@@ -116,6 +144,7 @@ func TestMetrics(t *testing.T) {
 			p.Sigcont()
 		}
 	}()
+	refusedBefore = noQuorumRefusals(t, metricsAddr[f])
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RefusalLimit)
 	defer cancel()
 	_, err := ids[f].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
@@ -123,8 +152,8 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("Generate(orders|) on a node cut off from the others: %v, want UNAVAILABLE no quorum", err)
 	}
 	e2etest.Eventually(t, e2etest.RPCTimeout, "the refusal is counted", func() error {
-		if got := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr[f]), `idnode_no_quorum_refusals_total`); got != 1 {
-			return fmt.Errorf("idnode_no_quorum_refusals_total = %v", got)
+		if got, want := noQuorumRefusals(t, metricsAddr[f]), refusedBefore+1; got != want {
+			return fmt.Errorf("idnode_no_quorum_refusals_total = %v, want %v", got, want)
 		}
 		return nil
 	})
@@ -149,6 +178,19 @@ func raftGaugesTellTheRoles(t *testing.T, conn *grpc.ClientConn, metricsAddr map
 		return nil
 	})
 }
+
+// noQuorumRefusals is the refusals for want of a quorum that the node whose metrics are at
+// addr has counted.
+func noQuorumRefusals(t *testing.T, addr string) float64 {
+	t.Helper()
+	return e2etest.MetricValue(t, e2etest.Scrape(t, addr), `idnode_no_quorum_refusals_total`)
+}
+
+// notRetried is an answer that no retry may change: it hides the gRPC status from
+// e2etest.WhileRetryable, which would retry every UNAVAILABLE, and says what it was.
+type notRetried struct{ err error }
+
+func (e notRetried) Error() string { return e.err.Error() }
 
 func grep(body, prefix string) string {
 	var out []string
