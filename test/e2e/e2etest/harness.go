@@ -494,10 +494,24 @@ func PollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan
 		default:
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not SERVING within %v (last answer: %s)", addr, timeout, last)
+			return fmt.Errorf("%s not SERVING within %v (last answer: %s; %s)", addr, timeout, last, ownView(conn))
 		}
 		time.Sleep(PollInterval)
 	}
+}
+
+// ownView is what a node that is not serving says of itself in a Status it answers alone:
+// whether it knows a leader, and how far its log is committed and applied, which tells an
+// election that never ended from a node that never caught up.
+func ownView(conn *grpc.ClientConn) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	st, err := idnodev1.NewClusterServiceClient(conn).Status(ctx, &idnodev1.StatusRequest{})
+	if err != nil {
+		return fmt.Sprintf("its own Status: %v", err)
+	}
+	return fmt.Sprintf("its own Status: leader %q, term %d, commit index %d, applied %d, storage fault %q",
+		st.GetLeader(), st.GetTerm(), st.GetCommitIndex(), st.GetAppliedIndex(), st.GetStorageFault())
 }
 
 // Eventually polls cond until it returns nil or timeout passes, then fails with cond's last error.
