@@ -87,9 +87,13 @@ func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.Un
 	return resp, err
 }
 
-// checkedHandle is checkUTF8's step: the handler runs on a request whose strings are UTF-8.
+// checkedHandle is checkUTF8's step: the handler runs on a request whose strings are UTF-8
+// and whose request_id is within its bound (requestid.go).
 func checkedHandle(ctx context.Context, req any, handler grpc.UnaryHandler) (any, error) {
 	if err := checkStrings(req); err != nil {
+		return nil, err
+	}
+	if err := checkRequestID(req); err != nil {
 		return nil, err
 	}
 	return handler(ctx, req)
