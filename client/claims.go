@@ -51,9 +51,21 @@ func (c *Client) ClaimRaw(ctx context.Context, req *idnodev1.ClaimRequest) error
 // owner, an ID claimed by another owner fails the call (FAILED_PRECONDITION); "" releases
 // whoever's they are.
 func (c *Client) Release(ctx context.Context, owner string, ids ...string) (int64, error) {
-	req := &idnodev1.ReleaseRequest{Ids: ids, Owner: owner}
-	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.Release, req)
+	resp, err := c.ReleaseRaw(ctx, &idnodev1.ReleaseRequest{Ids: ids, Owner: owner})
 	return resp.GetReleased(), err
+}
+
+// ReleaseRaw is Release with every field of the request. The Client tries it again where an
+// attempt's answer was lost, with a request_id (its own when req has none), so that the
+// answer is the count the first attempt released, not 0 for IDs released by then; a cluster
+// finalised below version 8 ignores the request_id, and such a retry may answer 0. req is not
+// modified.
+func (c *Client) ReleaseRaw(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+	if req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = newRequestID()
+	}
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.Release, req)
 }
 
 // Claims looks ids up (linearizable) and returns the claims of those that are claimed, in the

@@ -320,6 +320,27 @@ func TestClientRetriedReturnHiLoAnswersReturned(t *testing.T) {
 	}
 }
 
+// A release whose answer was lost after it took effect is retried with the same request_id on
+// the next node, which answers the first attempt's count; without one the retry found the IDs
+// released and said 0. The caller's request is left as it was.
+func TestClientRetriedReleaseAnswersItsFirstCount(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs, WithNodesInOrder())
+	ctx := testCtx(t)
+	if err := c.Claim(ctx, "alice", "users/1", "users/2"); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
+	req := &idnodev1.ReleaseRequest{Ids: []string{"users/1", "users/2", "users/3"}, Owner: "alice"}
+	if resp, err := c.ReleaseRaw(ctx, req); err != nil || resp.GetReleased() != 2 {
+		t.Fatalf("Release whose first answer was lost = %v, %v; want 2 released, as the first attempt did", resp, err)
+	}
+	a, b := nodes[0].requestIDs(), nodes[1].requestIDs()
+	if len(b) != 1 || a[len(a)-1] == "" || a[len(a)-1] != b[0] || req.GetRequestId() != "" {
+		t.Errorf("the release's request ids: A %q, B %q (the caller's request now has %q); want one new one on both", a, b, req.GetRequestId())
+	}
+}
+
 // NextID: HiLo IDs from the collection's generator; Close returns the unused tail; after
 // Close every call fails with ErrClosed.
 func TestClientNextIDAndClose(t *testing.T) {

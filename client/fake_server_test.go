@@ -34,7 +34,9 @@ type fakeState struct {
 	hiloMax   map[string]int64
 	hiloGrant map[string]*hilogrant.Stack
 	byReqID   map[string][2]int64
-	returns   map[string]bool // ReturnHiLo answers by request_id, as the FSM remembers them
+	returns   map[string]bool  // ReturnHiLo answers by request_id, as the FSM remembers them
+	claimed   map[string]bool  // claimed IDs
+	releases  map[string]int64 // Release answers by request_id, as the FSM remembers them
 	etag      uint64
 	reserved  int // identity and HiLo reservations made (replays excluded)
 	hiloSizes []int64
@@ -43,7 +45,8 @@ type fakeState struct {
 
 func newFakeState() *fakeState {
 	return &fakeState{counters: map[string]int64{}, spelling: map[string]string{}, hiloMax: map[string]int64{},
-		hiloGrant: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{}, returns: map[string]bool{}, cluster: fakeMembership{ended: make(chan error, 1)}}
+		hiloGrant: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{}, returns: map[string]bool{},
+		claimed: map[string]bool{}, releases: map[string]int64{}, cluster: fakeMembership{ended: make(chan error, 1)}}
 }
 
 func (s *fakeState) identity(name string, count int64, reqID string) (first, last int64) {
@@ -314,6 +317,46 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 	}
 	return &idnodev1.NextHiLoResponse{Prefix: req.GetTag() + sep, Low: r[0], High: r[1], LastSize: r[1] - r[0] + 1,
 		ServerTag: n.tag, LastRangeAt: now.UnixMilli(), GrantId: req.GetRequestId()}, nil
+}
+
+// Claim claims ids, whoever holds them (the fake keeps no owners).
+func (n *fakeNode) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+	if _, err := n.enter(ctx, req.GetRequestId()); err != nil {
+		return nil, err
+	}
+	n.state.mu.Lock()
+	defer n.state.mu.Unlock()
+	for _, id := range req.GetIds() {
+		n.state.claimed[id] = true
+	}
+	return &idnodev1.ClaimResponse{}, nil
+}
+
+// Release releases ids and counts those claimed; a request_id it answered before gets that
+// answer again, as the FSM's request table gives it.
+func (n *fakeNode) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+	lose, err := n.enter(ctx, req.GetRequestId())
+	if err != nil {
+		return nil, err
+	}
+	s := n.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	released, replay := s.releases[req.GetRequestId()]
+	if !replay || req.GetRequestId() == "" {
+		released = 0
+		for _, id := range req.GetIds() {
+			if s.claimed[id] {
+				delete(s.claimed, id)
+				released++
+			}
+		}
+		s.releases[req.GetRequestId()] = released
+	}
+	if lose {
+		return nil, errLost
+	}
+	return &idnodev1.ReleaseResponse{Released: released}, nil
 }
 
 func (n *fakeNode) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {

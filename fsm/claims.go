@@ -76,12 +76,12 @@ func identityNumber(key, sep string) (prefix string, n int64, ok bool) {
 	return id[:i], n, true
 }
 
-// claimDigest names a claim's content in the request table, so a request_id reused for other
-// IDs or another owner is refused.
-func (st claimBook) claimDigest(c *raftv1.Claim) string {
+// claimDigest names a claim's or a release's content (its owner and IDs) in the request table,
+// so a request_id reused for other IDs or another owner is refused.
+func (st claimBook) claimDigest(owner string, ids []string) string {
 	h := sha256.New()
-	h.Write([]byte(c.GetOwner()))
-	for _, id := range c.GetIds() {
+	h.Write([]byte(owner))
+	for _, id := range ids {
 		h.Write([]byte{0})
 		h.Write([]byte(st.key(id)))
 	}
@@ -96,7 +96,7 @@ func (st claimBook) applyClaim(c *raftv1.Claim) any {
 	if err != nil {
 		return err
 	}
-	digest := st.claimDigest(c)
+	digest := st.claimDigest(c.GetOwner(), c.GetIds())
 	if id := c.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindClaim || rec.GetKey() != digest {
@@ -148,12 +148,32 @@ type ReleaseResult struct {
 	Released int64
 }
 
+// ReleaseRequestVersion is the cluster version from which the leader puts a Release's
+// request_id and its own clock in the command, and the request table remembers the answer: a
+// retry whose first attempt's answer was lost then hears how many IDs that attempt released,
+// not 0. A build before it ignores both fields and remembers nothing, so replicas on two
+// builds would hold different tables: a Release that carries them counts as this version used.
+const ReleaseRequestVersion uint32 = 8
+
 // applyRelease releases the command's claimed IDs, or none when one of them is another
-// owner's (the command named an owner).
+// owner's (the command named an owner). A request_id answers a retry as the first attempt.
 func (st claimBook) applyRelease(r *raftv1.Release) any {
+	if r.GetRequestId() != "" || r.GetProposedAtMs() != 0 {
+		st.versionUsed = max(st.versionUsed, ReleaseRequestVersion)
+	}
+	st.requests.advanceClock(r.GetProposedAtMs())
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
 		return err
+	}
+	digest := st.claimDigest(r.GetOwner(), r.GetIds())
+	if id := r.GetRequestId(); id != "" {
+		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
+			if rec.GetKind() != requestKindRelease || rec.GetKey() != digest {
+				return ErrRequestIDReused
+			}
+			return ReleaseResult{Released: rec.GetCount()}
+		}
 	}
 	if owner := r.GetOwner(); owner != "" {
 		for _, id := range r.GetIds() {
@@ -168,6 +188,11 @@ func (st claimBook) applyRelease(r *raftv1.Release) any {
 		if d.removeClaim(st.key(id), sep) {
 			res.Released++
 		}
+	}
+	if id := r.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindRelease, Key: digest, Count: res.Released,
+		})
 	}
 	return res
 }

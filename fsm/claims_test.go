@@ -130,6 +130,43 @@ func TestClaimRequestIDs(t *testing.T) {
 	}
 }
 
+// A Release with a request_id answers its retry as the first attempt (the IDs are released by
+// then, so a new attempt would count 0), refuses the id for other IDs or another owner, and
+// keeps the cluster from a downgrade below the version that brought it.
+func TestReleaseRequestIDs(t *testing.T) {
+	f := New()
+	mustClaim(t, f, "alice", "a/1", "a/2")
+	r := &raftv1.Release{Ids: []string{"a/1", "a/2", "a/3"}, Owner: "alice", RequestId: "r1", ProposedAtMs: 1000}
+	for _, attempt := range []string{"first", "retry"} {
+		if res := mustApply(t, f, ReleaseCommand, r); res != (ReleaseResult{Released: 2}) {
+			t.Fatalf("the %s attempt = %#v, want 2 released", attempt, res)
+		}
+	}
+	if got := claimedIDs(t, f, ""); len(got) != 0 {
+		t.Fatalf("claims after the release: %q", got)
+	}
+	for _, other := range []*raftv1.Release{
+		{Ids: []string{"a/1"}, Owner: "alice", RequestId: "r1"},
+		{Ids: []string{"a/1", "a/2", "a/3"}, Owner: "bob", RequestId: "r1"},
+	} {
+		if res := mustApply(t, f, ReleaseCommand, other); !errors.Is(res.(error), ErrRequestIDReused) {
+			t.Fatalf("request id r1 for %v = %v, want ErrRequestIDReused", other, res)
+		}
+	}
+	if res := mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"a/1", "a/2"}, Owner: "alice"}); res != (ReleaseResult{}) {
+		t.Fatalf("the release again without its request id = %#v, want 0 released", res)
+	}
+	if used := f.ClusterVersion().Used; used != ReleaseRequestVersion {
+		t.Fatalf("after a Release with a request_id the log has used version %d, want %d", used, ReleaseRequestVersion)
+	}
+	// A Release as builds before the version made it uses no newer version.
+	g := New()
+	mustApply(t, g, ReleaseCommand, &raftv1.Release{Ids: []string{"a/1"}})
+	if used := g.ClusterVersion().Used; used >= ReleaseRequestVersion {
+		t.Fatalf("after a Release without a request_id the log has used version %d", used)
+	}
+}
+
 func TestRelease(t *testing.T) {
 	f := New()
 	mustClaim(t, f, "alice", "a/1", "a/2")

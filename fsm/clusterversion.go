@@ -15,8 +15,9 @@ import (
 // internal Leader service, because every member relays a call to the leader by the call's own
 // name (server/relay.go); version 4 (restoringVersion) adds no command either; version 5 adds
 // MakeOpaque (opaque collections); version 6 adds DigestMark (DigestMarkVersion); version 7
-// adds FenceReplica (FenceVersion). A build supports every version up to its own.
-const CurrentVersion uint32 = 7
+// adds FenceReplica (FenceVersion); version 8 adds no command, but a Release's request_id
+// (ReleaseRequestVersion). A build supports every version up to its own.
+const CurrentVersion uint32 = 8
 
 // restoringVersion is the cluster version from which a series that a backup's restore put back
 // in part refuses issues and voids until the rest is back (series/restoring.go). An older build

@@ -10,6 +10,8 @@ const (
 	// requestKindHiLoReturn remembers a ReturnHiLo's answer (returned) under its own
 	// request_id, with the return's last as first and its end as last.
 	requestKindHiLoReturn = 5
+	// requestKindRelease remembers a Release's answer: how many IDs it released, as count.
+	requestKindRelease = 6
 
 	// requestTTLMillis is how long an answer is kept for retries, by the proposers' clocks as
 	// carried in the log. Retries come within seconds; ten minutes covers a client that waits

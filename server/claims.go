@@ -92,9 +92,15 @@ func (s *idService) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Release, viaIDs(s.core, idnodev1.IdServiceClient.Release, forwardv1.LeaderClient.Release))
 }
 
-// Release runs on the leader.
+// Release runs on the leader. The request_id goes into the command only once the cluster is
+// finalised at fsm.ReleaseRequestVersion: a member on an older build would ignore it and hold
+// another request table than the rest.
 func (l idLeader) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
-	out, err := propose(ctx, l.s.core, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
+	cmd := &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()}
+	if req.GetRequestId() != "" && l.s.node.FSM().FinalisedVersion() >= fsm.ReleaseRequestVersion {
+		cmd.RequestId, cmd.ProposedAtMs = req.GetRequestId(), l.s.cfg.Now().UnixMilli()
+	}
+	out, err := propose(ctx, l.s.core, fsm.ProposeRelease, cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -90,12 +90,12 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		return struct{}{}, gc.c.ClaimRaw(ctx, req)
 	},
 	"release": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
-		ids, owner := a.strs("ids"), a.str("owner")
+		req := &idnodev1.ReleaseRequest{Ids: a.strs("ids"), Owner: a.str("owner"), RequestId: a.str("requestId")}
 		if a.err != nil {
 			return nil, a.err
 		}
-		n, err := gc.c.Release(ctx, owner, ids...)
-		return map[string]any{"released": n}, err
+		resp, err := gc.c.ReleaseRaw(ctx, req)
+		return map[string]any{"released": resp.GetReleased()}, err
 	},
 	"getClaims": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
 		ids := a.strs("ids")

@@ -366,7 +366,7 @@ OPS: Dict[str, Op] = {
     "claim": lambda r, n, a, t: _then(r.clients[n].claim(
         a.get("ids", []), owner=a.get("owner", ""), request_id=a.get("requestId"), timeout=t), lambda _: {}),
     "release": lambda r, n, a, t: _then(r.clients[n].release(
-        a.get("ids", []), owner=a.get("owner", ""), timeout=t), lambda k: {"released": k}),
+        a.get("ids", []), owner=a.get("owner", ""), request_id=a.get("requestId"), timeout=t), lambda k: {"released": k}),
     "getClaims": lambda r, n, a, t: _then(r.clients[n].get_claims(a.get("ids", []), timeout=t),
         lambda p: {"claims": [{"id": c.id, "owner": c.owner} for c in p.items]}),
     "nextHiLo": lambda r, n, a, t: _then(r.clients[n].next_hilo(

@@ -75,6 +75,33 @@ def test_a_retried_return_answers_returned_as_its_first_attempt(nodes: List[Fake
     assert sorted(ids) == sorted([ids[0], ids[0], ids[1], ids[1]]), "a return's retry carries its request id"
 
 
+def test_a_retried_release_answers_its_first_count(nodes: List[FakeNode]) -> None:
+    # The first attempt releases two IDs and its answer is lost; the cluster answers the retry by
+    # its request id with the first attempt's count, where the IDs alone would say 0.
+    counts: dict = {}
+
+    def release(req, ctx, node):  # type: ignore[no-untyped-def]
+        first = req.request_id not in counts
+        counts.setdefault(req.request_id, 2)
+        if first and node is nodes[0]:
+            ctx.abort(grpc.StatusCode.UNAVAILABLE, "connection reset by peer")
+        return pb.ReleaseResponse(released=counts[req.request_id])
+
+    for n in nodes[:2]:
+        n.handlers["Release"] = release
+
+    async def asyncio_release() -> int:
+        async with idnode.aio.Client([n.addr for n in nodes[:2]], backoff=FAST, nodes_in_order=True) as c:
+            return await c.release(["users/1", "users/2"])
+
+    with idnode.Client([n.addr for n in nodes[:2]], backoff=FAST, nodes_in_order=True) as c:
+        assert c.release(["users/1", "users/2"]) == 2
+    assert asyncio.run(asyncio_release()) == 2
+    ids = [r.request_id for n in nodes[:2] for r in n.calls("Release")]
+    assert len(ids) == 4 and ids[0] != "" and ids[1] != "" and ids[0] != ids[1], "each release has a request id of its own"
+    assert sorted(ids) == sorted([ids[0], ids[0], ids[1], ids[1]]), "a release's retry carries its request id"
+
+
 def test_a_new_logical_call_gets_a_new_request_id(nodes: List[FakeNode]) -> None:
     nodes[0].handlers["NextIdentity"] = lambda req, ctx, node: pb.NextIdentityResponse(first=1, last=1)
     with idnode.Client([nodes[0].addr]) as c:

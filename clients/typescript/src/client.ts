@@ -328,9 +328,13 @@ export class Client implements RangeSource {
     await this.call({ method: "POST", path: "/v1/claims", body }, "leader", opts);
   }
 
-  /** Releases claims (only owner's, when given); returns how many were released. */
-  async release(ids: readonly string[], opts: CallOptions & { owner?: string } = {}): Promise<bigint> {
-    const body = { ids: [...ids], owner: opts.owner };
+  /**
+   * Releases claims (only owner's, when given); returns how many were released. A retry after a
+   * lost answer carries the call's requestId (one of the client's when not given), so it answers
+   * the first attempt's count (from cluster version 8; before, it may answer 0).
+   */
+  async release(ids: readonly string[], opts: CallOptions & { owner?: string; requestId?: string } = {}): Promise<bigint> {
+    const body = { ids: [...ids], owner: opts.owner, requestId: opts.requestId ?? newRequestId() };
     return big(await this.call({ method: "POST", path: "/v1/claims:release", body }, "leader", opts), "released");
   }
 

@@ -1923,7 +1923,11 @@ type ReleaseRequest struct {
 	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
 	// The database (see ClusterService/CreateDatabase); empty is "default", which always
 	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
-	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	// Makes the answer repeatable: a retry with the same request_id, IDs and owner answers the
+	// first attempt's released count instead of 0 (its IDs were released by then). At most 256
+	// bytes. A cluster finalised below version 8 ignores it.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1975,6 +1979,13 @@ func (x *ReleaseRequest) GetOwner() string {
 func (x *ReleaseRequest) GetDatabase() string {
 	if x != nil {
 		return x.Database
+	}
+	return ""
+}
+
+func (x *ReleaseRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -7091,11 +7102,13 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x0f\n" +
-	"\rClaimResponse\"T\n" +
+	"\rClaimResponse\"s\n" +
 	"\x0eReleaseRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"G\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"G\n" +
 	"\x13ReleaseOwnerRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"-\n" +

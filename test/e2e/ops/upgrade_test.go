@@ -306,7 +306,8 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	w.step()
 	// The versions after 2 brought no command the log holds (3 retires the internal Leader
 	// service; 4 shuts a series restored in part, and marks itself used only when a restore
-	// stops between chunks; 5 brings MakeOpaque, which this test does not call), so the
+	// stops between chunks; 5 brings MakeOpaque, which this test does not call; 8 marks itself
+	// used by a Release with a request_id, which it does not make either), so the
 	// cluster may go back one version at a time; not below 2, whose ReleaseOwner the log now
 	// holds.
 	for v := fsm.CurrentVersion - 1; v >= 2; v-- {

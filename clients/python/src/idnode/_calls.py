@@ -151,8 +151,9 @@ def claim(ids: Sequence[str], owner: str, request_id: Optional[str]) -> Call[Non
     return Call("ids", "Claim", req, lambda r: None)
 
 
-def release(ids: Sequence[str], owner: str) -> Call[int]:
-    req = pb.ReleaseRequest(ids=_ids(ids), owner=_text("owner", owner))
+def release(ids: Sequence[str], owner: str, request_id: Optional[str]) -> Call[int]:
+    # The request id makes a retry after a lost answer answer the first attempt's count, not 0.
+    req = pb.ReleaseRequest(ids=_ids(ids), owner=_text("owner", owner), request_id=request_id or new_request_id())
     return Call("ids", "Release", req, lambda r: int(r.released))
 
 

@@ -177,9 +177,11 @@ class Client(AsyncClientForwards, ClientBase):
         """Claim semantic IDs cluster-wide, all or nothing; see :meth:`idnode.Client.claim`."""
         await self._run(_calls.claim(ids, owner, request_id), timeout)
 
-    async def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = DEFAULT) -> int:
-        """Release claimed IDs; returns how many were claimed."""
-        return await self._run(_calls.release(ids, owner), timeout)
+    async def release(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> int:
+        """Release claimed IDs; returns how many were claimed. A retry after a lost answer
+        carries the call's ``request_id`` (one of the client's when not given), so it answers
+        the first attempt's count (from cluster version 8; before, it may answer 0)."""
+        return await self._run(_calls.release(ids, owner, request_id), timeout)
 
     async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""

@@ -253,7 +253,7 @@ export class ScenarioRun {
         await c.claim(strs(a, "ids"), { ...call, owner: str(a, "owner"), requestId: str(a, "requestId") });
         return {};
       case "release":
-        return { released: await c.release(strs(a, "ids"), { ...call, owner: str(a, "owner") }) };
+        return { released: await c.release(strs(a, "ids"), { ...call, owner: str(a, "owner"), requestId: str(a, "requestId") }) };
       case "getClaims":
         return { claims: await c.getClaims(strs(a, "ids"), call) };
       case "nextHiLo": {

@@ -1268,7 +1268,11 @@ type Release struct {
 	Ids   []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
 	Owner string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
 	// The database (folded to lower case); empty is "default".
-	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	// Set only from cluster version 8 (fsm.ReleaseRequestVersion): the request table remembers
+	// the answer under it, by the proposer's clock.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	ProposedAtMs  int64  `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1322,6 +1326,20 @@ func (x *Release) GetDatabase() string {
 		return x.Database
 	}
 	return ""
+}
+
+func (x *Release) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Release) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
 }
 
 type IdentityRecord struct {
@@ -4247,11 +4265,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\x03R\bcapacity\x12\x1b\n" +
 	"\tmember_id\x18\x03 \x01(\tR\bmemberId\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"M\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x92\x01\n" +
 	"\aRelease\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"V\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12$\n" +
+	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\"V\n" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +

@@ -733,14 +733,16 @@ class ReleaseOwnerRequest(_message.Message):
     def __init__(self, owner: _Optional[str] = ..., database: _Optional[str] = ...) -> None: ...
 
 class ReleaseRequest(_message.Message):
-    __slots__ = ["database", "ids", "owner"]
+    __slots__ = ["database", "ids", "owner", "request_id"]
     DATABASE_FIELD_NUMBER: _ClassVar[int]
     IDS_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     database: str
     ids: _containers.RepeatedScalarFieldContainer[str]
     owner: str
-    def __init__(self, ids: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., database: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., owner: _Optional[str] = ..., database: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ReleaseResponse(_message.Message):
     __slots__ = ["released"]

@@ -336,7 +336,22 @@ public final class AsyncIdnodeClient {
    * @return how many were claimed and are released now
    */
   public CompletableFuture<Long> release(String owner, List<String> ids) {
-    ReleaseRequest req = ReleaseRequest.newBuilder().addAllIds(ids).setOwner(owner).build();
+    return release(owner, ids, "");
+  }
+
+  /**
+   * {@link #release(String, List)} with the caller's request id. A retry after a lost answer
+   * carries it, so that it answers the first attempt's count, not 0 for IDs released by then
+   * (from cluster version 8; before, a retry may answer 0).
+   *
+   * @param owner whose claims, empty for anybody's
+   * @param ids the IDs
+   * @param requestId the request id, empty to make one
+   * @return how many were claimed and are released now
+   */
+  public CompletableFuture<Long> release(String owner, List<String> ids, String requestId) {
+    ReleaseRequest req = ReleaseRequest.newBuilder().addAllIds(ids).setOwner(owner)
+        .setRequestId(requestId.isEmpty() ? newRequestId() : requestId).build();
     return call(Route.LEADER, IdServiceGrpc.getReleaseMethod(), req).thenApply(r -> r.getReleased());
   }
 

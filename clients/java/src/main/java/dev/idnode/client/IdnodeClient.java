@@ -270,6 +270,19 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
+   * {@link #release(String, List)} with the caller's request id, which a retry after a lost
+   * answer carries (from cluster version 8 it then answers the first attempt's count).
+   *
+   * @param owner whose, empty for anybody's
+   * @param ids the IDs
+   * @param requestId the request id, empty to make one
+   * @return how many were released
+   */
+  public long release(String owner, List<String> ids, String requestId) {
+    return await(async.release(owner, ids, requestId));
+  }
+
+  /**
    * Looks claims up.
    *
    * @param ids the IDs

@@ -247,7 +247,7 @@ class ConformanceTest {
           c.claim(a.str("owner"), a.strings("ids"), a.str("requestId"));
           yield new JsonObject();
         }
-        case "release" -> obj("released", c.release(a.str("owner"), a.strings("ids")));
+        case "release" -> obj("released", c.release(a.str("owner"), a.strings("ids"), a.str("requestId")));
         case "getClaims" -> {
           JsonArray claims = new JsonArray();
           c.getClaims(a.strings("ids")).forEach(cl -> claims.add(obj("id", cl.id(), "owner", cl.owner())));
