@@ -364,7 +364,16 @@ func decodeCommands(data []byte) [][]byte {
 		case cmdClaim:
 			typ, msg = ClaimCommand, &raftv1.Claim{Ids: r.ids(), Owner: r.name(), RequestId: r.requestID(), ProposedAtMs: clock, Database: r.database()}
 		case cmdRelease:
-			typ, msg = ReleaseCommand, &raftv1.Release{Ids: r.ids(), Owner: []string{"", "p"}[r.pick(2)], Database: r.database()}
+			// One byte picks the owner, as it did before releases had request ids, and now also
+			// whether this one has a request_id and its leader's clock, as from cluster version 8:
+			// the inputs found before decode as they did.
+			rel := &raftv1.Release{Ids: r.ids()}
+			k := r.pick(4)
+			rel.Owner, rel.Database = []string{"", "p"}[k%2], r.database()
+			if k/2 == 1 {
+				rel.RequestId, rel.ProposedAtMs = "r2", clock
+			}
+			typ, msg = ReleaseCommand, rel
 		case cmdCreateDB:
 			typ, msg = CreateDatabaseCommand, &raftv1.CreateDatabase{Name: r.database(), MaxIdentities: r.number(), MaxClaims: r.number(), MaxCallsPerSecond: float64(r.number())}
 		case cmdDeleteDB:
