@@ -69,6 +69,28 @@ test("a return whose answer was lost is retried with its request id and answers 
   );
 });
 
+test("a release whose answer was lost is retried with its request id and answers the first attempt's count", async () => {
+  // Node 0 releases two IDs and its answer is lost; the cluster answers the retry by its request
+  // id with the first attempt's count, where the IDs alone, released by then, would say 0.
+  const done = new Set<unknown>();
+  await withNodes(
+    [
+      (req) => (done.add(req.body.requestId), { status: 503, body: { code: Code.UNAVAILABLE, message: "upstream connect error" } }),
+      (req) => ({ status: 200, body: { released: done.has(req.body.requestId) ? "2" : "0" } }),
+    ],
+    async ([a, b], addrs) => {
+      const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true });
+      assert.equal(await client.release(["users/1", "users/2"]), 2n);
+      await client.close();
+      const ids = [...a!.seen, ...b!.seen].map((s) => s.body.requestId);
+      assert.equal(ids.length, 2);
+      assert.equal(typeof ids[0], "string");
+      assert.equal(ids[1], ids[0], "the retry carried another request id");
+      assert.equal(a!.seen[0]!.path, "/v1/claims:release");
+    },
+  );
+});
+
 test("the logger hears of each failover and each retry round: from which node to which, and why", async () => {
   const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") };
   await withNodes([() => down, () => down], async (_, addrs) => {

@@ -7,6 +7,8 @@ import dev.idnode.v1.IdServiceGrpc;
 import dev.idnode.v1.GenerateRequest;
 import dev.idnode.v1.GenerateResponse;
 import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.ReleaseRequest;
+import dev.idnode.v1.ReleaseResponse;
 import dev.idnode.v1.ReleaseWorkerRequest;
 import dev.idnode.v1.ReleaseWorkerResponse;
 import dev.idnode.v1.WorkerLease;
@@ -54,6 +56,9 @@ final class FakeNode implements AutoCloseable {
   final List<ReturnHiLoRequest> returns = Collections.synchronizedList(new ArrayList<>());
   /** What ReturnHiLo answers for a return: whether it took the numbers back (always, unless set). */
   volatile java.util.function.Predicate<ReturnHiLoRequest> takesBack = r -> true;
+  final List<ReleaseRequest> releases = Collections.synchronizedList(new ArrayList<>());
+  /** What Release answers for a release: how many IDs it released (none, unless set). */
+  volatile java.util.function.ToLongFunction<ReleaseRequest> released = r -> 0;
   private final ConcurrentLinkedQueue<StreamObserver<?>> held = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<long[]> ranges = new ConcurrentLinkedQueue<>();
   /** Opened by the test: AcquireWorker calls wait for it before answering. */
@@ -199,6 +204,15 @@ final class FakeNode implements AutoCloseable {
       returns.add(req);
       if (answerRefusal("returnHiLo", out)) {
         out.onNext(ReturnHiLoResponse.newBuilder().setReturned(takesBack.test(req)).build());
+        out.onCompleted();
+      }
+    }
+
+    @Override
+    public void release(ReleaseRequest req, StreamObserver<ReleaseResponse> out) {
+      releases.add(req);
+      if (answerRefusal("release", out)) {
+        out.onNext(ReleaseResponse.newBuilder().setReleased(released.applyAsLong(req)).build());
         out.onCompleted();
       }
     }

@@ -87,6 +87,19 @@ class RetryTest {
   }
 
   @Test
+  void aReleaseWhoseAnswerWasLostAnswersItsFirstCountOnItsRetry() {
+    // A releases two IDs and its answer is lost; the cluster answers the retry by its request
+    // id with the first attempt's count, where the IDs alone, released by then, would say 0.
+    a.refuseBare(Status.Code.UNAVAILABLE);
+    b.released = r -> !r.getRequestId().isEmpty() && a.releases.stream().anyMatch(x -> x.getRequestId().equals(r.getRequestId())) ? 2 : 0;
+
+    assertEquals(2, client.release("", List.of("users/1", "users/2")), "the retry of a release that took effect answered another count");
+    assertEquals(1, a.releases.size());
+    assertEquals(1, b.releases.size());
+    assertEquals(a.releases.get(0).getRequestId(), b.releases.get(0).getRequestId(), "one request id for every attempt");
+  }
+
+  @Test
   void aReturnWhoseAnswerWasLostAnswersReturnedOnItsRetry() {
     // A gives the numbers back and its answer is lost; the cluster answers the retry by its
     // request id as the first attempt did, where the range alone would say false.
