@@ -56,6 +56,27 @@ func newCatchUpGate(node catchUpNode, probe healthProbe, electionWait time.Durat
 	return &catchUpGate{node: node, probe: probe, wait: electionWait}
 }
 
+// caughtUpSince reports whether this node has caught up since its start, asking the leader
+// how far its log is committed only while target, which the caller keeps from one look to
+// the next, holds none. Under a steady stream of writes a follower's applied index trails the
+// leader's commit index by an append's round trip, and a loaded machine makes that longer
+// than the probe's: a target asked anew at every look could stay out of reach for as long as
+// the writes go on. The first target, asked after the start, already says what catching up
+// means, as it does for a call's catchUp.
+func (g *catchUpGate) caughtUpSince(ctx context.Context, target *uint64) bool {
+	if g.caughtUpOnce.Load() {
+		return true
+	}
+	if *target == 0 {
+		t, ok := g.startTarget(ctx)
+		if !ok {
+			return false
+		}
+		*target = t
+	}
+	return g.appliedSinceStart(*target)
+}
+
 // knownAfter returns known() at once when it holds, and otherwise once this node has applied
 // everything the leader had committed when asked, or the wait or ctx ran out.
 func (g *catchUpGate) knownAfter(ctx context.Context, known func() bool) bool {

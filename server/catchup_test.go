@@ -119,3 +119,34 @@ func TestCatchUpWaitsTheElectionWait(t *testing.T) {
 		t.Fatalf("a name applied 1.2 s after the call arrived was refused after %v; the election wait is 1.5 s", time.Since(start))
 	}
 }
+
+// leaderAheadNode is a node whose applied index trails its commit index by one entry at every
+// look, as a follower's does under a steady stream of writes on a loaded machine; next moves
+// both on by one write.
+type leaderAheadNode struct{ commit uint64 }
+
+func (n *leaderAheadNode) IsLeader() bool               { return true }
+func (n *leaderAheadNode) Leader() (id, address string) { return "A", "a:1" }
+func (n *leaderAheadNode) CommitIndex() uint64          { return n.commit }
+func (n *leaderAheadNode) HasApplied(index uint64) bool { return index < n.commit }
+func (n *leaderAheadNode) next()                        { n.commit++ }
+
+// A node that is always one entry behind the newest commit has still caught up once it has
+// applied what was committed when it first asked: a target asked anew at every look would
+// stay out of reach for as long as the writes go on, and the node would never serve.
+func TestCaughtUpSinceKeepsItsFirstTarget(t *testing.T) {
+	t.Parallel()
+	n := &leaderAheadNode{commit: 5}
+	g := newCatchUpGate(n, healthProbe{}, 0) // the node leads: no probe
+	var target uint64
+	for look := 1; look <= 10; look++ {
+		if g.caughtUpSince(context.Background(), &target) {
+			if look != 2 || target != 5 {
+				t.Fatalf("caught up at look %d with target %d; want look 2, target 5 (the first commit index asked)", look, target)
+			}
+			return
+		}
+		n.next()
+	}
+	t.Fatal("a node one entry behind the newest commit at every look never caught up")
+}

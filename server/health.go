@@ -24,9 +24,10 @@ const healthInterval = 100 * time.Millisecond
 func (s *Server) watchHealth(ctx context.Context) {
 	t := time.NewTicker(healthInterval)
 	defer t.Stop()
+	var catchUpTarget uint64 // the leader's commit index once asked (catchUpGate.caughtUpSince)
 	for {
 		_, fenced := s.fenced()
-		serves := !fenced && s.caughtUpSinceStart(ctx) && s.startCheck.agreed()
+		serves := !fenced && s.catchUp.caughtUpSince(ctx, &catchUpTarget) && s.startCheck.agreed()
 		local, consensus := serves && s.registered.Load(), serves && s.hasLeader()
 		s.health.SetServingStatus(HealthLocal, servingStatus(local))
 		s.health.SetServingStatus(HealthConsensus, servingStatus(consensus))
@@ -50,19 +51,6 @@ func (s *Server) hasLeader() bool {
 	leader, _ := s.node.Leader()
 	state := s.node.State()
 	return leader != "" && (state == "leader" || state == "follower")
-}
-
-// caughtUpSinceStart reports whether this node's FSM has held everything the leader had
-// committed when asked, at some time since the node started: a restarted node replays its log
-// only once a leader tells it how far the log is committed, and until then it would answer
-// from an old state (the node's registration, read from its data dir, does not say). Once
-// true it stays true.
-func (s *Server) caughtUpSinceStart(ctx context.Context) bool {
-	if s.catchUp.caughtUpOnce.Load() {
-		return true
-	}
-	target, ok := s.catchUp.startTarget(ctx)
-	return ok && s.catchUp.appliedSinceStart(target)
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

@@ -117,8 +117,9 @@ func (s *Server) checkAtStart(ctx context.Context) {
 		return
 	}
 	pause := startCheckFirstPause
+	var catchUpTarget uint64 // the leader's commit index once asked (catchUpGate.caughtUpSince)
 	for {
-		err := s.compareAtStart(ctx)
+		err := s.compareAtStart(ctx, &catchUpTarget)
 		if err == nil {
 			return
 		}
@@ -136,10 +137,11 @@ func (s *Server) checkAtStart(ctx context.Context) {
 	}
 }
 
-// compareAtStart makes one attempt, which decides (nil) or says why it did not.
-func (s *Server) compareAtStart(ctx context.Context) error {
+// compareAtStart makes one attempt, which decides (nil) or says why it did not. catchUpTarget
+// is kept from one attempt to the next (catchUpGate.caughtUpSince).
+func (s *Server) compareAtStart(ctx context.Context, catchUpTarget *uint64) error {
 	c := s.startCheck
-	if !s.caughtUpSinceStart(ctx) {
+	if !s.catchUp.caughtUpSince(ctx, catchUpTarget) {
 		return fmt.Errorf("%w: this node has not caught up with a leader yet", errStartCheckUndecided)
 	}
 	f := s.node.FSM()
