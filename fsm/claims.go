@@ -97,13 +97,10 @@ func (st claimBook) applyClaim(c *raftv1.Claim) any {
 		return err
 	}
 	digest := st.claimDigest(c.GetOwner(), c.GetIds())
-	if id := c.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
-			if rec.GetKind() != requestKindClaim || rec.GetKey() != digest {
-				return ErrRequestIDReused
-			}
-			return nil
-		}
+	if rec, err := st.requests.answered(c.GetDatabase(), c.GetRequestId(), requestKindClaim, digest); err != nil {
+		return err
+	} else if rec != nil {
+		return nil // a retry: the claim stands
 	}
 	if len(c.GetIds()) == 0 {
 		return fmt.Errorf("%w: a claim names at least one ID", ErrInvalidCount)
@@ -167,13 +164,10 @@ func (st claimBook) applyRelease(r *raftv1.Release) any {
 		return err
 	}
 	digest := st.claimDigest(r.GetOwner(), r.GetIds())
-	if id := r.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
-			if rec.GetKind() != requestKindRelease || rec.GetKey() != digest {
-				return ErrRequestIDReused
-			}
-			return ReleaseResult{Released: rec.GetCount()}
-		}
+	if rec, err := st.requests.answered(r.GetDatabase(), r.GetRequestId(), requestKindRelease, digest); err != nil {
+		return err
+	} else if rec != nil {
+		return ReleaseResult{Released: rec.GetCount()}
 	}
 	if owner := r.GetOwner(); owner != "" {
 		for _, id := range r.GetIds() {

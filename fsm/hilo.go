@@ -58,17 +58,7 @@ func (st hiloTags) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hil
 // none or none is remembered, and ErrRequestIDReused when the id answered something other than
 // a range of key.
 func (st hiloTags) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
-	if r.GetRequestId() == "" {
-		return nil, nil
-	}
-	rec, ok := st.requests.lookup(r.GetDatabase(), r.GetRequestId())
-	if !ok {
-		return nil, nil
-	}
-	if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
-		return nil, ErrRequestIDReused
-	}
-	return rec, nil
+	return st.requests.answered(r.GetDatabase(), r.GetRequestId(), requestKindHiLo, key)
 }
 
 // reserveHiLo makes rng the newest reservation of h (the tag key) and remembers it as the

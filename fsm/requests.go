@@ -48,6 +48,23 @@ func (t *requestTable) lookup(database, id string) (*raftv1.RequestRecord, bool)
 	return r, ok
 }
 
+// answered is the record of the request that id answered in database when that was a request
+// of kind about key: the retry of a request the table remembers. It is nil for no id or none
+// remembered, and ErrRequestIDReused when id answered another request.
+func (t *requestTable) answered(database, id string, kind int32, key string) (*raftv1.RequestRecord, error) {
+	if id == "" {
+		return nil, nil
+	}
+	rec, ok := t.lookup(database, id)
+	switch {
+	case !ok:
+		return nil, nil
+	case rec.GetKind() != kind || rec.GetKey() != key:
+		return nil, ErrRequestIDReused
+	}
+	return rec, nil
+}
+
 // advanceClock moves the table's clock forward (never back: leaders' clocks differ) and
 // drops expired answers.
 func (t *requestTable) advanceClock(ms int64) {
