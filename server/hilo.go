@@ -34,9 +34,6 @@ func (s *idService) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 		return nil, status.Errorf(codes.InvalidArgument, "last_batch_size, last_range_at and last_max must not be negative (got %d, %d, %d)",
 			req.GetLastBatchSize(), req.GetLastRangeAt(), req.GetLastMax())
 	}
-	if err := hilogrant.CheckID(req.GetRequestId()); err != nil {
-		return nil, toStatus(err)
-	}
 	if req.GetLastBatchSize() > s.cfg.HiLo.Max {
 		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("last_batch_size %d is larger than any range this cluster grants (at most %d): "+
 			"send the size of the range you were granted (NextHiLoResponse.last_size)", req.GetLastBatchSize(), s.cfg.HiLo.Max))
@@ -118,9 +115,6 @@ func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 		return nil, err
 	}
 	if err := hilogrant.CheckReturn(req.GetGrantId(), req.GetEnd(), req.GetLast()); err != nil {
-		return nil, toStatus(err)
-	}
-	if err := hilogrant.CheckID(req.GetRequestId()); err != nil {
 		return nil, toStatus(err)
 	}
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {

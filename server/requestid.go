@@ -20,7 +20,8 @@ const maxRequestIDBytes = hilogrant.MaxIDLength
 type requestIDCarrier interface{ GetRequestId() string }
 
 // checkRequestID refuses a request whose request_id is over maxRequestIDBytes: INVALID_ARGUMENT
-// before anything is done.
+// before anything is done. It is the one check of the bound on the way in, the HiLo calls'
+// included (the FSM checks a grant's identity again as it applies it).
 func checkRequestID(req any) error {
 	r, ok := req.(requestIDCarrier)
 	if !ok || len(r.GetRequestId()) <= maxRequestIDBytes {

@@ -37,6 +37,18 @@ func TestALongRequestIDIsRefusedBeforeRaft(t *testing.T) {
 		if _, err := ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|", RequestId: long}); status.Code(err) != codes.InvalidArgument {
 			t.Fatalf("Generate with a 257-byte request_id: %v; want INVALID_ARGUMENT", err)
 		}
+		// HiLo names a grant by its request_id: its calls too are refused at the door, not by the
+		// pool or the FSM that check a grant's identity again further in.
+		atTheDoor := func(call string, err error) {
+			t.Helper()
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "request_id is 257 bytes; at most 256") {
+				t.Fatalf("%s with a 257-byte request_id: %v; want INVALID_ARGUMENT from the interceptor, naming the bound", call, err)
+			}
+		}
+		_, err = ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: long})
+		atTheDoor("NextHiLo", err)
+		_, err = ids.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "orders", End: 32, Last: 4, GrantId: "g", RequestId: long})
+		atTheDoor("ReturnHiLo", err)
 		if _, err := ids.Claim(ctx, &idnodev1.ClaimRequest{Ids: []string{"users/long"}, RequestId: long[:256]}); err != nil {
 			t.Fatalf("Claim with a 256-byte request_id: %v", err)
 		}
