@@ -70,7 +70,10 @@ func Run(t testing.TB, env ...string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "run", ".")
 	cmd.Dir = dir
-	cmd.Env = nodeenv.Clean(append([]string{"GOFLAGS=-mod=mod", "GOPROXY=off"}, env...)...)
+	// The run's own flags stay: with CI's -trimpath the build finds the packages the tests
+	// compiled in the build cache (without it a cold machine compiled them all again, past
+	// RunTimeout).
+	cmd.Env = nodeenv.Clean(append([]string{"GOFLAGS=" + os.Getenv("GOFLAGS") + " -mod=mod", "GOPROXY=off"}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go run of README.md's first example: %v\n%s", err, out)
