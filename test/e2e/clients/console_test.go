@@ -94,10 +94,14 @@ func shownCounter(tab context.Context, name string) (string, error) {
 	return value, err
 }
 
-// listedCounter is a counter's value as ListIdentities gives it (the leader's, linearizable).
-func listedCounter(ctx context.Context, t *testing.T, c *e2etest.Cluster, via, name string) int64 {
+// listedCounter is a counter's value as ListIdentities gives it (the leader's, linearizable),
+// asked via node via with the metadata md (a credential) again while an election refuses it,
+// as a client would a read.
+func listedCounter(t *testing.T, c *e2etest.Cluster, via, name string, md ...string) int64 {
 	t.Helper()
-	resp, err := c.Ids[via].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: name})
+	resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ListIdentitiesResponse, error) {
+		return c.Ids[via].ListIdentities(metadata.AppendToOutgoingContext(ctx, md...), &idnodev1.ListIdentitiesRequest{Prefix: name})
+	})
 	if err != nil {
 		t.Fatalf("ListIdentities(%s) via %s: %v", name, via, err)
 	}
@@ -211,7 +215,7 @@ func TestConsole(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("NextIdentity(%s, %d): %v", name, n, err)
 		}
-		return listedCounter(e2etest.RPCCtx(t), t, c, via, name)
+		return listedCounter(t, c, via, name)
 	}
 	want := advance(7)
 	if err := headless.Navigate(tab, base+"#counters",
@@ -561,7 +565,7 @@ func TestConsoleActions(t *testing.T) {
 		}
 	}
 
-	counter := func() int64 { return listedCounter(admin(), t, c, leader, "orders") }
+	counter := func() int64 { return listedCounter(t, c, leader, "orders", "authorization", "Bearer "+token) }
 	before := counter()
 	visibleActions(t, tab, base, "counters")
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#seed-name"), "orders"),
